@@ -1,0 +1,110 @@
+# The one table of OpenMP offload flags, keyed by compiler and offload mode.
+#
+# OMPREF_OFFLOAD selects the mode:
+#   none       target regions compile for the host only (the reference build)
+#   nvptx      ahead-of-time device code for NVIDIA (OMPREF_OFFLOAD_ARCH, e.g. sm_90)
+#   nvptx-jit  clang: device code kept as LLVM IR and compiled at first launch
+#   amdgcn     AMD GPUs (OMPREF_OFFLOAD_ARCH, e.g. gfx90a)
+#   spir64     Intel GPUs
+#
+# Outputs:
+#   OMPREF_OPENMP_FLAGS   compile flags for every translation unit
+#   OMPREF_OFFLOAD_FLAGS  extra compile flags for translation units with target regions
+#   OMPREF_LINK_FLAGS     link flags of every executable
+#   OMPREF_OFFLOAD_BUILD  1 when built for a device, 0 otherwise (also a macro)
+#   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro)
+#
+# Rows marked "untested" are documented from vendor manuals and have not been
+# built here; they are the starting point for a port, not a promise.
+
+set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
+set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
+set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang for NVIDIA offload")
+
+set(_id "${CMAKE_CXX_COMPILER_ID}")
+set(_mode "${OMPREF_OFFLOAD}")
+if(NOT OMPREF_OFFLOAD_ARCH)
+  if(_mode MATCHES "^nvptx")
+    set(OMPREF_OFFLOAD_ARCH "sm_90")
+  elseif(_mode STREQUAL "amdgcn")
+    set(OMPREF_OFFLOAD_ARCH "gfx90a")
+  endif()
+endif()
+set(_arch "${OMPREF_OFFLOAD_ARCH}")
+
+set(OMPREF_OPENMP_FLAGS "")
+set(OMPREF_OFFLOAD_FLAGS "")
+set(OMPREF_LINK_FLAGS "")
+set(OMPREF_NEEDS_NVPTX_JIT_INIT OFF)
+
+if(_id STREQUAL "GNU")
+  # Debian's g++ offloads to every installed offload compiler by default:
+  # the host build says explicitly that it wants none.
+  if(_mode STREQUAL "none")
+    set(OMPREF_OPENMP_FLAGS -fopenmp -foffload=disable)
+  elseif(_mode STREQUAL "nvptx")
+    # PTX, compiled by the driver. -latomic: reductions over 16-byte types.
+    # gcc-12's nvptx back end knows sm_30/sm_35/sm_53/sm_70/sm_75/sm_80.
+    set(OMPREF_OPENMP_FLAGS -fopenmp)
+    set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic")
+    set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic")
+  elseif(_mode STREQUAL "amdgcn")  # untested
+    set(OMPREF_OPENMP_FLAGS -fopenmp)
+    set(OMPREF_OFFLOAD_FLAGS -foffload=amdgcn-amdhsa "-foffload-options=amdgcn-amdhsa=-march=${_arch}")
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+  endif()
+elseif(_id STREQUAL "Clang")
+  # clang, amdclang and AOMP share this row.
+  set(OMPREF_OPENMP_FLAGS -fopenmp)
+  if(_mode STREQUAL "nvptx" OR _mode STREQUAL "nvptx-jit")
+    get_filename_component(_bin "${CMAKE_CXX_COMPILER}" REALPATH)
+    get_filename_component(_llvm_lib "${_bin}/../../lib" ABSOLUTE)
+    set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch} --cuda-path=${OMPREF_CUDA_PATH}
+        --libomptarget-nvptx-bc-path=${_llvm_lib})
+    if(_mode STREQUAL "nvptx-jit")
+      list(APPEND OMPREF_OFFLOAD_FLAGS -fopenmp-target-jit)
+      set(OMPREF_NEEDS_NVPTX_JIT_INIT ON)
+    endif()
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+  elseif(_mode STREQUAL "amdgcn")  # untested: amdclang++ / AOMP
+    set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+  endif()
+elseif(_id STREQUAL "IntelLLVM")  # untested: icpx
+  set(OMPREF_OPENMP_FLAGS -fiopenmp)
+  if(_mode STREQUAL "spir64")
+    set(OMPREF_OFFLOAD_FLAGS -fopenmp-targets=spir64)
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+  endif()
+elseif(_id STREQUAL "NVHPC")  # untested: nvc++
+  if(_mode STREQUAL "none")
+    set(OMPREF_OPENMP_FLAGS -mp)
+  else()
+    string(REPLACE "sm_" "cc" _cc "${_arch}")
+    set(OMPREF_OPENMP_FLAGS -mp=gpu -gpu=${_cc})
+    set(OMPREF_LINK_FLAGS -mp=gpu -gpu=${_cc})
+  endif()
+else()
+  message(FATAL_ERROR "ompref: no offload flags for compiler '${_id}' (known: GNU, Clang, IntelLLVM, NVHPC)")
+endif()
+
+if(NOT _mode STREQUAL "none" AND NOT OMPREF_OFFLOAD_FLAGS AND NOT _id STREQUAL "NVHPC")
+  message(FATAL_ERROR "ompref: offload mode '${_mode}' has no row for compiler '${_id}' in cmake/OffloadFlags.cmake")
+endif()
+
+if(_mode STREQUAL "none")
+  set(OMPREF_OFFLOAD_BUILD 0)
+  set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, no offload (target regions run on the host)")
+else()
+  set(OMPREF_OFFLOAD_BUILD 1)
+  set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, ${_mode} ${_arch}")
+endif()
+list(APPEND OMPREF_LINK_FLAGS ${OMPREF_OPENMP_FLAGS})
+if(_id STREQUAL "Clang")
+  # libomp and libomptarget live beside the compiler, not on the loader's path.
+  get_filename_component(_bin "${CMAKE_CXX_COMPILER}" REALPATH)
+  get_filename_component(_llvm_lib "${_bin}/../../lib" ABSOLUTE)
+  list(APPEND OMPREF_LINK_FLAGS -L${_llvm_lib} -Wl,-rpath,${_llvm_lib})
+  set(OMPREF_LLVM_LIBDIR "${_llvm_lib}")
+endif()
+message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}")

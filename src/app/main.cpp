@@ -1,0 +1,275 @@
+// The `ompref` command: list, devices, run. The contract is DESIGN.md's:
+// exit 0 when every run is valid, 1 when one failed validation, 2 on bad
+// usage or bad input with one line on stderr.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <new>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "common/device.hpp"
+#include "common/registry.hpp"
+#include "common/results.hpp"
+#include "common/runner.hpp"
+#include "common/usage_error.hpp"
+
+using namespace ompref;
+
+namespace {
+
+std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
+  std::string out;
+  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+std::vector<std::string> split(const std::string& text, char sep) {
+  std::vector<std::string> out;
+  std::string item;
+  for (char c : text) {
+    if (c == sep) {
+      out.push_back(item);
+      item.clear();
+    } else {
+      item += c;
+    }
+  }
+  out.push_back(item);
+  return out;
+}
+
+double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
+
+void list_variants() {
+  for (const Variant* v : registry().variants())
+    fmt::print("{} {} {} {}\n", v->workload, v->name, kind_name(v->kind), v->sentence);
+}
+
+void list_devices() {
+  HostInfo h = host_info();
+  fmt::print("host: {}, {} cores, {} OpenMP threads, {:.1f} GiB memory\n", h.cpu.empty() ? "unknown CPU" : h.cpu,
+             h.cores, h.threads, gib(h.memory_bytes));
+  auto devices = offload_devices();
+  if (devices.empty()) fmt::print("no offload devices (this build: {})\n", OMPREF_OFFLOAD_DESC);
+  for (const DeviceInfo& d : devices)
+    fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
+}
+
+// Refuses an output path that cannot be written, before any run starts.
+void check_writable(const std::string& path, const char* option) {
+  if (path.empty()) return;
+  bool existed = access(path.c_str(), F_OK) == 0;
+  std::FILE* f = std::fopen(path.c_str(), "a");
+  if (!f) throw UsageError(fmt::format("{} {}: cannot write this file (accepted: a writable file path)", option, path));
+  std::fclose(f);
+  if (!existed) std::remove(path.c_str());
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream out(path);
+  out << text;
+  if (!out) throw UsageError(fmt::format("cannot write {}", path));
+}
+
+struct RunArgs {
+  std::string workload;
+  std::string variants = "all";
+  std::string size;
+  int reps = 5;
+  int warmup = 1;
+  std::string device;
+  std::string json_path, csv_path;
+  bool no_ceiling = false;
+};
+
+// The devices target variants run on: --device N, all, or the default device.
+std::vector<int> resolve_devices(const std::string& arg) {
+  const int n = omp_get_num_devices();
+  if (arg.empty()) return {omp_get_default_device()};
+  if (arg == "all") {
+    if (n == 0) return {omp_get_default_device()};
+    std::vector<int> all;
+    for (int d = 0; d < n; ++d) all.push_back(d);
+    return all;
+  }
+  std::size_t used = 0;
+  long id = -1;
+  try {
+    id = std::stol(arg, &used);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != arg.size() || id < 0 || id >= n)
+    throw UsageError(n == 0 ? fmt::format("--device {}: this process sees no offload device (accepted: all, or no --device)", arg)
+                            : fmt::format("--device {}: out of range (accepted: 0..{} or all)", arg, n - 1));
+  return {int(id)};
+}
+
+int run_suite(const RunArgs& args, CLI::App& run_command) {
+  if (args.json_path == args.csv_path && !args.json_path.empty())
+    throw UsageError("--json and --csv name the same file (accepted: two different paths)");
+  check_writable(args.json_path, "--json");
+  check_writable(args.csv_path, "--csv");
+
+  // Which workloads and variants.
+  std::vector<Workload*> workloads;
+  if (args.workload == "all") {
+    workloads = registry().workloads();
+    if (args.variants != "all") throw UsageError("--variant: with `run all` only `all` is accepted");
+  } else {
+    workloads = {registry().workload(args.workload)};
+  }
+  // Workload options belong to their workload.
+  for (Workload* other : registry().workloads()) {
+    if (args.workload == "all" || other->name() == args.workload) continue;
+    for (const std::string& option : other->option_names())
+      if (run_command.count(option) > 0)
+        throw UsageError(fmt::format("{} is a {} option; {} does not accept it", option, other->name(), args.workload));
+  }
+  std::vector<std::pair<Workload*, std::vector<const Variant*>>> plan;
+  bool any_target = false, any_host = false;
+  for (Workload* w : workloads) {
+    std::vector<const Variant*> chosen;
+    std::vector<std::string> known;
+    for (const Variant* v : registry().variants(w->name())) known.push_back(v->name);
+    if (args.variants == "all") {
+      chosen = registry().variants(w->name());
+    } else {
+      std::set<std::string> seen;
+      for (const std::string& name : split(args.variants, ',')) {
+        const Variant* v = registry().variant(w->name(), name);
+        if (!v)
+          throw UsageError(fmt::format("--variant: unknown {} variant '{}' (accepted: {}, all)", w->name(), name, join(known)));
+        if (seen.insert(name).second) chosen.push_back(v);
+      }
+    }
+    const std::string size = args.size.empty() ? w->default_size() : args.size;
+    std::vector<std::string> sizes = w->sizes();
+    if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+      throw UsageError(fmt::format("--size: {} has no size '{}' (accepted: {})", w->name(), size, join(sizes)));
+    for (const Variant* v : chosen) (v->kind == Kind::target ? any_target : any_host) = true;
+    plan.emplace_back(w, chosen);
+  }
+
+  std::vector<int> devices = resolve_devices(args.device);
+  if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
+    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
+                                 OMPREF_OFFLOAD_DESC));
+
+  HostInfo host = host_info();
+  MemoryLimits limits;
+  limits.host_bytes = host.available_bytes;
+  if (any_target)
+    for (const DeviceInfo& d : offload_devices())
+      if (std::find(devices.begin(), devices.end(), d.id) != devices.end() && d.memory_bytes > 0)
+        limits.device_bytes = limits.device_bytes > 0 ? std::min(limits.device_bytes, d.memory_bytes) : d.memory_bytes;
+
+  fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), OMPREF_OFFLOAD_DESC);
+  fmt::print("host: {}, {} OpenMP threads", host.cpu.empty() ? "unknown CPU" : host.cpu, host.threads);
+  for (const DeviceInfo& d : offload_devices()) fmt::print(" | device {}: {}", d.id, d.name);
+  fmt::print("\n");
+  std::fflush(stdout);
+
+  Ceilings ceilings(!args.no_ceiling, limits);
+  ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
+
+  std::vector<RunResult> runs;
+  RunSettings settings{args.reps, args.warmup};
+  for (auto& [w, chosen] : plan) {
+    const std::string size = args.size.empty() ? w->default_size() : args.size;
+    std::unique_ptr<Instance> instance = w->make(size, limits);
+    for (const Variant* v : chosen) {
+      std::vector<int> places = v->kind == Kind::target ? devices : std::vector<int>{-1};
+      for (int d : places) {
+        RunResult r = run_variant(*v, *instance, size, settings, d, devices);
+        ceilings.apply(r);
+        print_phase_table(r, stdout);
+        if (!r.check.valid)
+          fmt::print(stderr, "ompref: {} {} failed validation: {}\n", r.workload, r.variant, r.check.detail);
+        runs.push_back(std::move(r));
+        std::fflush(stdout);
+      }
+    }
+  }
+  print_run_table(runs, stdout);
+
+  if (!args.json_path.empty()) write_file(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n");
+  if (!args.csv_path.empty()) write_file(args.csv_path, runs_to_csv(runs));
+
+  bool all_valid = ceilings.all_valid();
+  for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
+  return all_valid ? 0 : 1;
+}
+
+int run_main(int argc, char** argv) {
+  CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
+  app.require_subcommand(1);
+  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target> <sentence>");
+  CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
+  CLI::App* run = app.add_subcommand("run", "run workloads, validate every run, print the table");
+
+  std::vector<std::string> workload_names;
+  for (Workload* w : registry().workloads()) workload_names.push_back(w->name());
+  workload_names.push_back("all");
+
+  RunArgs args;
+  run->add_option("workload", args.workload, "a workload, or all: " + join(workload_names))
+      ->required()
+      ->check(CLI::IsMember(workload_names));
+  run->add_option("--variant", args.variants, "V[,V...] or all");
+  run->add_option("--size", args.size, "tiny, small, medium, large or paper (what the workload has)");
+  run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
+  run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
+  run->add_option("--device", args.device, "N or all: the offload devices target variants run on");
+  run->add_option("--json", args.json_path, "write the results as JSON");
+  run->add_option("--csv", args.csv_path, "write the results as CSV");
+  run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
+  for (Workload* w : registry().workloads()) w->add_options(*run);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::string what = e.what();
+    if (what.empty()) what = e.get_name();
+    fmt::print(stderr, "ompref: {} (see ompref --help)\n", what);
+    return 2;
+  }
+
+  if (list->parsed()) {
+    list_variants();
+    return 0;
+  }
+  if (devices->parsed()) {
+    list_devices();
+    return 0;
+  }
+  return run_suite(args, *run);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return run_main(argc, argv);
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "ompref: {}\n", e.what());
+    return 2;
+  } catch (const std::bad_alloc&) {
+    fmt::print(stderr, "ompref: out of memory while allocating the problem (try a smaller --size)\n");
+    return 2;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "ompref: {}\n", e.what());
+    return 2;
+  }
+}

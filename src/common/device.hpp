@@ -1,0 +1,34 @@
+#pragma once
+// What this process can run on: the host, and the OpenMP offload devices with
+// the names and memory the vendor driver reports (OpenMP itself has no query
+// for either). Also the probe that says where a target region really ran.
+#include <string>
+#include <vector>
+
+namespace ompref {
+
+struct HostInfo {
+  std::string cpu;           // model name from /proc/cpuinfo
+  int cores = 0;             // logical CPUs this process may use
+  int threads = 0;           // omp_get_max_threads()
+  double memory_bytes = 0;   // physical memory (or the cgroup limit, if lower)
+  double available_bytes = 0;
+};
+
+struct DeviceInfo {
+  int id = 0;                // OpenMP device number
+  std::string name;          // "NVIDIA H200", or "offload device N" where the driver cannot say
+  double memory_bytes = 0;   // 0 where unknown
+};
+
+HostInfo host_info();
+std::vector<DeviceInfo> offload_devices();
+// True when OMP_TARGET_OFFLOAD asks for MANDATORY (case-insensitive).
+bool offload_mandatory();
+// Runs an empty target region on `device` and asks it omp_is_initial_device():
+// true when the region ran on the device, false when it fell back to the host.
+bool target_runs_on_device(int device);
+// "NVIDIA H200 (device 0)" or "host (fallback)".
+std::string target_place(int device, bool on_device);
+
+}  // namespace ompref

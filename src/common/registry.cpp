@@ -1,0 +1,86 @@
+#include "common/registry.hpp"
+
+#include <algorithm>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "common/usage_error.hpp"
+
+namespace ompref {
+
+const char* kind_name(Kind kind) { return kind == Kind::host ? "host" : "target"; }
+
+static std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
+
+void MemoryLimits::check_host(double bytes, const std::string& what) const {
+  if (bytes > host_bytes)
+    throw UsageError(fmt::format("{} needs {} of host memory; {} is available", what, gib(bytes), gib(host_bytes)));
+}
+
+void MemoryLimits::check_device(double bytes, const std::string& what) const {
+  if (device_bytes > 0 && bytes > device_bytes)
+    throw UsageError(fmt::format("{} needs {} of device memory; the device has {}", what, gib(bytes), gib(device_bytes)));
+}
+
+void PhaseClock::start() {
+  laps_.clear();
+  last_ = omp_get_wtime();
+}
+
+void PhaseClock::lap(const std::string& phase) {
+  double now = omp_get_wtime();
+  laps_.emplace_back(phase, now - last_);
+  last_ = now;
+}
+
+void Registry::add(std::unique_ptr<Workload> workload) { workloads_.push_back(std::move(workload)); }
+
+void Registry::add(Variant variant) { variants_.push_back(std::move(variant)); }
+
+static int suite_rank(const std::string& name) {
+  static const char* order[] = {"stream", "gpp", "lbm", "mesh"};
+  for (int i = 0; i < 4; ++i)
+    if (name == order[i]) return i;
+  return 4;
+}
+
+std::vector<Workload*> Registry::workloads() const {
+  std::vector<Workload*> out;
+  for (auto& w : workloads_) out.push_back(w.get());
+  std::stable_sort(out.begin(), out.end(), [](Workload* a, Workload* b) {
+    int ra = suite_rank(a->name()), rb = suite_rank(b->name());
+    return ra != rb ? ra < rb : a->name() < b->name();
+  });
+  return out;
+}
+
+Workload* Registry::workload(const std::string& name) const {
+  for (auto& w : workloads_)
+    if (w->name() == name) return w.get();
+  return nullptr;
+}
+
+std::vector<const Variant*> Registry::variants(const std::string& workload) const {
+  std::vector<const Variant*> out;
+  for (Workload* w : workloads()) {
+    if (!workload.empty() && w->name() != workload) continue;
+    for (Kind kind : {Kind::host, Kind::target})
+      for (auto& v : variants_)
+        if (v.workload == w->name() && v.kind == kind) out.push_back(&v);
+  }
+  return out;
+}
+
+const Variant* Registry::variant(const std::string& workload, const std::string& name) const {
+  for (auto& v : variants_)
+    if (v.workload == workload && v.name == name) return &v;
+  return nullptr;
+}
+
+Registry& registry() {
+  static Registry instance;
+  return instance;
+}
+
+}  // namespace ompref

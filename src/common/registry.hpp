@@ -1,0 +1,160 @@
+#pragma once
+// The registry: workloads declare their sizes, parameters, data, validation and
+// bytes/flops model once (a Workload and its Instance); variants register with
+// their workload, kind, one sentence of what they teach, and a run function.
+// Adding a variant is one function plus one registration line.
+//
+// Kernel translation units include this header, so it stays light: no JSON or
+// command-line library here (they would also be parsed by the device pass).
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json_fwd.hpp>
+
+namespace CLI {
+class App;
+}
+
+namespace ompref {
+
+enum class Kind { host, target };
+const char* kind_name(Kind kind);
+
+// What the runner knows of memory before a workload allocates anything.
+struct MemoryLimits {
+  double host_bytes = 0;     // available host memory
+  double device_bytes = 0;   // smallest device memory among the devices used; 0: no device
+  // Throws UsageError naming `what` and both sizes when `bytes` do not fit.
+  void check_host(double bytes, const std::string& what) const;
+  void check_device(double bytes, const std::string& what) const;
+};
+
+// How one repetition of an instance turns into rates.
+struct Model {
+  double bytes = 0;              // bytes one repetition must move (the workload's stated model)
+  double flops = 0;              // floating-point operations of one repetition
+  std::string fom_name;          // "GB/s", "GFLOP/s", "MLUPS"
+  double fom_amount = 0;         // amount of fom units per repetition: fom = fom_amount / seconds
+};
+
+// A timed part of one repetition (stream's copy, mul, ...; lbm's passes).
+struct PhaseModel {
+  std::string name;
+  double bytes = 0;
+};
+
+struct Check {
+  bool valid = false;
+  double max_rel_error = 0;
+  double tolerance = 0;
+  std::string reference;   // "closed form", "host long-double reference", ...
+  std::string detail;      // where the worst error is, on failure
+};
+
+// One workload set up at one size: its data on the host, its model, its validation.
+class Instance {
+ public:
+  virtual ~Instance() = default;
+  virtual nlohmann::json params() const = 0;
+  virtual Model model() const = 0;
+  virtual std::vector<PhaseModel> phases() const { return {}; }
+  // Initialise the inputs and poison the outputs (NaN): runs before every variant.
+  virtual void reset() = 0;
+  // Validate after `repetitions` calls of a variant's run function since reset().
+  virtual Check validate(int repetitions) const = 0;
+  virtual nlohmann::json observables() const = 0;
+};
+
+class Workload {
+ public:
+  virtual ~Workload() = default;
+  virtual std::string name() const = 0;
+  virtual std::string summary() const = 0;
+  virtual std::vector<std::string> sizes() const = 0;
+  virtual std::string default_size() const = 0;
+  // Workload parameters (--deck, --nx, ...), bound to members of the workload.
+  virtual void add_options(CLI::App& run_command) { (void)run_command; }
+  // Names of the options add_options declared, to refuse them for other workloads.
+  virtual std::vector<std::string> option_names() const { return {}; }
+  // Checks the parameters and the memory, then allocates: throws UsageError.
+  virtual std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) = 0;
+};
+
+// Sub-timings inside one repetition: a variant calls lap("copy") after each part.
+class PhaseClock {
+ public:
+  void start();
+  void lap(const std::string& phase);
+  const std::vector<std::pair<std::string, double>>& laps() const { return laps_; }
+
+ private:
+  double last_ = 0;
+  std::vector<std::pair<std::string, double>> laps_;
+};
+
+struct RunContext {
+  int device = 0;                 // OpenMP device number for target variants
+  std::vector<int> devices;       // every device the run may use (multi-device variants)
+  PhaseClock clock;
+};
+
+using RunFunction = std::function<void(Instance&, RunContext&)>;
+
+struct Variant {
+  std::string workload;
+  std::string name;
+  Kind kind = Kind::host;
+  std::string sentence;           // what the variant teaches, one sentence
+  RunFunction run;                // one repetition
+  RunFunction enter_data;         // target: allocate and copy to the device(s), before timing
+  RunFunction exit_data;          // target: copy results back and release, after timing
+};
+
+class Registry {
+ public:
+  void add(std::unique_ptr<Workload> workload);
+  void add(Variant variant);
+  // Workloads in the suite's order (stream first: it is the ceiling).
+  std::vector<Workload*> workloads() const;
+  Workload* workload(const std::string& name) const;
+  // Variants of one workload (all workloads when empty), host ones first.
+  std::vector<const Variant*> variants(const std::string& workload = "") const;
+  const Variant* variant(const std::string& workload, const std::string& name) const;
+
+ private:
+  std::vector<std::unique_ptr<Workload>> workloads_;
+  std::vector<Variant> variants_;
+};
+
+Registry& registry();
+
+// Typed glue: variant functions take their workload's instance type.
+template <class I>
+RunFunction typed(void (*fn)(I&, RunContext&)) {
+  if (fn == nullptr) return {};
+  return [fn](Instance& instance, RunContext& context) { fn(static_cast<I&>(instance), context); };
+}
+
+template <class I>
+Variant host_variant(std::string workload, std::string name, std::string sentence,
+                     void (*run)(I&, RunContext&)) {
+  return Variant{std::move(workload), std::move(name), Kind::host, std::move(sentence), typed(run), {}, {}};
+}
+
+template <class I>
+Variant target_variant(std::string workload, std::string name, std::string sentence,
+                       void (*run)(I&, RunContext&), void (*enter_data)(I&, RunContext&),
+                       void (*exit_data)(I&, RunContext&)) {
+  return Variant{std::move(workload), std::move(name), Kind::target, std::move(sentence),
+                 typed(run), typed(enter_data), typed(exit_data)};
+}
+
+// A static object of this type registers at program start.
+struct Registration {
+  explicit Registration(Variant variant) { registry().add(std::move(variant)); }
+  explicit Registration(std::unique_ptr<Workload> workload) { registry().add(std::move(workload)); }
+};
+
+}  // namespace ompref

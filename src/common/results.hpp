@@ -1,0 +1,58 @@
+#pragma once
+// One run's result and the three ways it leaves the program: the stdout
+// table, the JSON file of DESIGN.md's schema, and CSV.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/device.hpp"
+#include "common/registry.hpp"
+
+namespace ompref {
+
+struct Stats {
+  double min = 0, median = 0, max = 0;
+  static Stats of(std::vector<double> samples);
+};
+
+struct PhaseResult {
+  std::string name;
+  Stats time_s;
+  double bytes = 0;
+  double gbps = 0;  // bytes / median time
+};
+
+struct RunResult {
+  std::string workload, variant;
+  Kind kind = Kind::host;
+  std::string ran_on;        // "host", "host (fallback)" or "<device name> (device N)"
+  bool on_device = false;
+  int device = -1;           // OpenMP device number; -1 for host variants
+  std::string size;
+  nlohmann::json params;
+  int reps = 0, warmup = 0;
+  Stats time_s;
+  double transfer_s = 0;
+  Model model;
+  double fom = 0;
+  std::optional<double> ceiling_gbps;       // the triad measured on the same place
+  std::optional<double> ceiling_fraction;   // (bytes / median time) / ceiling
+  Check check;
+  nlohmann::json observables;
+  std::vector<PhaseResult> phases;
+};
+
+nlohmann::json run_to_json(const RunResult& r);
+nlohmann::json host_to_json(const HostInfo& host);
+nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);
+// The whole document of DESIGN.md: suite, version, compiler, offload, host, devices, runs.
+nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
+std::string compiler_description();
+
+void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
+void print_phase_table(const RunResult& run, std::FILE* out);
+std::string runs_to_csv(const std::vector<RunResult>& runs);
+
+}  // namespace ompref

@@ -1,0 +1,54 @@
+#pragma once
+// The generic flow every run of every variant goes through, and the triad
+// ceiling each run is held against.
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/registry.hpp"
+#include "common/results.hpp"
+
+namespace ompref {
+
+struct RunSettings {
+  int reps = 5;
+  int warmup = 1;
+};
+
+// reset (inputs set, outputs poisoned) -> enter data (timed: transfer) ->
+// warm-up -> timed repetitions -> exit data (timed: transfer) -> validation.
+RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
+                      const RunSettings& settings, int device, const std::vector<int>& devices);
+
+// The stream triad measured once per place a process runs on (the host, each
+// device), with the suite's own stream variants: host_simd on the host,
+// target_simd on a device.
+class Ceilings {
+ public:
+  Ceilings(bool enabled, MemoryLimits limits) : enabled_(enabled), limits_(limits) {}
+  // Measures the places up front, before any workload allocates: the host and
+  // each device that really runs target regions.
+  void measure_places(bool host, const std::vector<int>& devices);
+  // Fills run.ceiling_gbps and run.ceiling_fraction, measuring the place first if needed.
+  void apply(RunResult& run);
+  nlohmann::json to_json() const;
+  bool all_valid() const;
+
+ private:
+  struct Measured {
+    double gbps = 0;
+    std::size_t n = 0;
+    bool valid = false;
+    std::string ran_on;
+  };
+  const Measured& measure(bool on_device, int device);
+
+  bool enabled_;
+  MemoryLimits limits_;
+  std::map<int, Measured> places_;  // key: device number, -1 for the host
+};
+
+}  // namespace ompref

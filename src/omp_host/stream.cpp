@@ -1,0 +1,49 @@
+// stream on the host: BabelStream's kernels as `parallel for simd` loops.
+// Compare with src/omp_target/stream.cpp: same functions, same order.
+#include <cstddef>
+
+#include "common/registry.hpp"
+#include "common/stream.hpp"
+
+namespace ompref::stream {
+namespace {
+
+// Host data needs no mapping: the arrays were first-touched in parallel by
+// StreamInstance::reset() with the same static schedule the kernels use.
+
+void host_simd(StreamInstance& s, RunContext& ctx) {
+  const std::size_t n = s.n;
+  double* a = s.a.data();
+  double* b = s.b.data();
+  double* c = s.c.data();
+
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];
+  ctx.clock.lap("copy");
+
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  ctx.clock.lap("mul");
+
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+  ctx.clock.lap("add");
+
+#pragma omp parallel for simd schedule(static)
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  ctx.clock.lap("triad");
+
+  double sum = 0;
+#pragma omp parallel for simd schedule(static) reduction(+ : sum)
+  for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  s.dot = sum;
+  ctx.clock.lap("dot");
+}
+
+const Registration host_simd_registration{host_variant(
+    "stream", "host_simd",
+    "BabelStream on the host: `parallel for simd` over arrays first-touched in parallel; the host ceiling",
+    host_simd)};
+
+}  // namespace
+}  // namespace ompref::stream
