@@ -233,6 +233,9 @@ int run_main(int argc, char** argv) {
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
   for (Workload* w : registry().workloads()) w->add_options(*run);
 
+  const std::set<std::string> commands = {"list", "devices", "run"};
+  if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
+    throw UsageError(fmt::format("unknown command '{}' (accepted: list, devices, run)", argv[1]));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

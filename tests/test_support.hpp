@@ -1,0 +1,68 @@
+#pragma once
+// Helpers shared by the test suites: run a variant in-process, or run the
+// `ompref` command and capture its exit status and output.
+#include <array>
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <sys/wait.h>
+
+#include <gtest/gtest.h>
+
+#include "common/device.hpp"
+#include "common/registry.hpp"
+#include "common/runner.hpp"
+
+namespace ompref::testing {
+
+inline MemoryLimits test_limits() {
+  MemoryLimits limits;
+  limits.host_bytes = host_info().available_bytes;
+  return limits;
+}
+
+// Sets up `workload` at `size` and runs one variant through the runner.
+inline RunResult run_one(Instance& instance, const std::string& workload, const std::string& variant,
+                         const std::string& size, int reps = 2, int warmup = 1) {
+  const Variant* v = registry().variant(workload, variant);
+  EXPECT_NE(v, nullptr) << workload << " " << variant;
+  if (!v) return {};
+  return run_variant(*v, instance, size, RunSettings{reps, warmup}, 0, {0});
+}
+
+struct CommandResult {
+  int status = -1;
+  std::string output;  // stdout and stderr together
+  std::string stderr_text;
+};
+
+// Runs `ompref <args>` through the shell; stderr is captured separately.
+inline CommandResult run_ompref(const std::string& args, const std::string& env = "") {
+  char err_path[] = "/tmp/ompref_test_stderr_XXXXXX";
+  int fd = mkstemp(err_path);
+  if (fd >= 0) close(fd);
+  std::string cmd = env + " " + OMPREF_BIN + " " + args + " 2>" + err_path;
+  CommandResult r;
+  std::FILE* pipe = popen(cmd.c_str(), "r");
+  if (!pipe) return r;
+  std::array<char, 4096> buf;
+  std::size_t got;
+  while ((got = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) r.output.append(buf.data(), got);
+  int raw = pclose(pipe);
+  r.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  if (std::FILE* f = std::fopen(err_path, "r")) {
+    while ((got = std::fread(buf.data(), 1, buf.size(), f)) > 0) r.stderr_text.append(buf.data(), got);
+    std::fclose(f);
+  }
+  std::remove(err_path);
+  r.output += r.stderr_text;
+  return r;
+}
+
+inline int count_lines(const std::string& text) {
+  int n = 0;
+  for (char c : text) n += c == '\n';
+  return n;
+}
+
+}  // namespace ompref::testing
