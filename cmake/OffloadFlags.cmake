@@ -59,13 +59,16 @@ elseif(_id STREQUAL "Clang")
   if(_mode STREQUAL "nvptx" OR _mode STREQUAL "nvptx-jit")
     get_filename_component(_bin "${CMAKE_CXX_COMPILER}" REALPATH)
     get_filename_component(_llvm_lib "${_bin}/../../lib" ABSOLUTE)
-    set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch} --cuda-path=${OMPREF_CUDA_PATH}
-        --libomptarget-nvptx-bc-path=${_llvm_lib})
+    # Debian keeps the device runtime bitcode beside the host libraries.
+    set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch} --cuda-path=${OMPREF_CUDA_PATH})
     if(_mode STREQUAL "nvptx-jit")
       list(APPEND OMPREF_OFFLOAD_FLAGS -fopenmp-target-jit)
       set(OMPREF_NEEDS_NVPTX_JIT_INIT ON)
+    else()
+      list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_lib})
     endif()
-    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+    # `simd` hints the device vectoriser cannot honour are reported at device link.
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS} -Wno-pass-failed)
   elseif(_mode STREQUAL "amdgcn")  # untested: amdclang++ / AOMP
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
     set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})

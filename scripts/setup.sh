@@ -2,14 +2,15 @@
 # Installs the Debian packages ompref needs, only those missing; quiet when
 # nothing is missing. Idempotent. Needs root (or sudo) only when it installs.
 #   scripts/setup.sh            host + offload builds, tests, bench, plots
-#   scripts/setup.sh --gcc-offload   also gcc-12's nvptx offload compiler
+#   scripts/setup.sh --gpu      also what GPU builds need here: gcc-12's nvptx offload
+#                               compiler and llvm-19-dev (libLLVM for the clang JIT build)
 set -euo pipefail
 pkgs=(cmake g++ clang-19 clang-tools-19 libomp-19-dev libgtest-dev libgmock-dev libbenchmark-dev
       libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib)
 for arg in "$@"; do
   case "$arg" in
-    --gcc-offload) pkgs+=(gcc-12-offload-nvptx) ;;
-    *) echo "setup.sh: unknown option '$arg' (accepted: --gcc-offload)" >&2; exit 2 ;;
+    --gpu) pkgs+=(gcc-12-offload-nvptx llvm-19-dev) ;;
+    *) echo "setup.sh: unknown option '$arg' (accepted: --gpu)" >&2; exit 2 ;;
   esac
 done
 missing=()

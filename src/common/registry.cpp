@@ -48,7 +48,7 @@ static int suite_rank(const std::string& name) {
 std::vector<Workload*> Registry::workloads() const {
   std::vector<Workload*> out;
   for (auto& w : workloads_) out.push_back(w.get());
-  std::stable_sort(out.begin(), out.end(), [](Workload* a, Workload* b) {
+  std::sort(out.begin(), out.end(), [](Workload* a, Workload* b) {
     int ra = suite_rank(a->name()), rb = suite_rank(b->name());
     return ra != rb ? ra < rb : a->name() < b->name();
   });

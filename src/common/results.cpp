@@ -53,7 +53,8 @@ nlohmann::json run_to_json(const RunResult& r) {
   if (!r.phases.empty()) {
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult& p : r.phases)
-      phases.push_back({{"name", p.name}, {"time_s", stats_json(p.time_s)}, {"bytes", p.bytes}, {"GBps", number(p.gbps)}});
+      phases.push_back({{"name", p.name}, {"time_s", stats_json(p.time_s)}, {"bytes", p.bytes}, {"GBps", number(p.gbps)},
+                        {"GBps_best", number(p.gbps_best)}});
     j["phases"] = phases;
   }
   return j;
@@ -100,8 +101,8 @@ static std::string fraction_text(const RunResult& r) {
 
 void print_phase_table(const RunResult& r, std::FILE* out) {
   for (const PhaseResult& p : r.phases)
-    fmt::print(out, "  {:<8} {:<14} {:<7} {:>12.6f} s {:>10.1f} GB/s\n", r.workload, r.variant, p.name,
-               p.time_s.median, p.gbps);
+    fmt::print(out, "  {:<8} {:<14} {:<7} {:>12.6f} s {:>10.1f} GB/s (best {:.1f})\n", r.workload, r.variant, p.name,
+               p.time_s.median, p.gbps, p.gbps_best);
 }
 
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {

@@ -21,7 +21,8 @@ struct PhaseResult {
   std::string name;
   Stats time_s;
   double bytes = 0;
-  double gbps = 0;  // bytes / median time
+  double gbps = 0;       // bytes / median time
+  double gbps_best = 0;  // bytes / min time (BabelStream's and the CUDA ceilings' convention)
 };
 
 struct RunResult {
@@ -37,7 +38,7 @@ struct RunResult {
   double transfer_s = 0;
   Model model;
   double fom = 0;
-  std::optional<double> ceiling_gbps;       // the triad measured on the same place
+  std::optional<double> ceiling_gbps;       // the best triad measured on the same place
   std::optional<double> ceiling_fraction;   // (bytes / median time) / ceiling
   Check check;
   nlohmann::json observables;

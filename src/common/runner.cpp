@@ -61,8 +61,9 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   for (const PhaseModel& p : instance.phases()) {
     auto it = phase_times.find(p.name);
     if (it == phase_times.end()) continue;
-    PhaseResult pr{p.name, Stats::of(it->second), p.bytes, 0};
+    PhaseResult pr{p.name, Stats::of(it->second), p.bytes, 0, 0};
     pr.gbps = pr.time_s.median > 0 ? p.bytes / pr.time_s.median / 1e9 : 0;
+    pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
     r.phases.push_back(pr);
   }
   r.check = instance.validate(settings.warmup + settings.reps);
@@ -83,16 +84,28 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
                                         (limits.device_bytes > 0 && 3.0 * 8 * n > limits.device_bytes * 0.5)))
     n /= 2;
   auto instance = stream::make_instance(n, "ceiling", limits);
-  const Variant* v = registry().variant("stream", on_device ? "target_simd" : "host_simd");
-  RunResult run = run_variant(*v, *instance, "ceiling", RunSettings{10, 2}, device, {device});
+  // The best triad (min time, as BabelStream and the CUDA ceilings report it)
+  // of the place's stream variants: on a device, both target variants, since
+  // which is faster depends on the compiler. Warm-ups let the clocks ramp up.
+  const std::vector<std::string> candidates =
+      on_device ? std::vector<std::string>{"target_basic", "target_simd"} : std::vector<std::string>{"host_simd"};
+  const RunSettings settings = on_device ? RunSettings{20, 5} : RunSettings{10, 2};
   Measured m;
   m.n = n;
-  m.valid = run.check.valid;
-  m.ran_on = run.ran_on;
-  for (const PhaseResult& p : run.phases)
-    if (p.name == "triad") m.gbps = p.gbps;
-  fmt::print("ceiling: stream triad {:.1f} GB/s on {} ({} {}, n = {}, median of 10){}\n", m.gbps, m.ran_on,
-             v->workload, v->name, n, m.valid ? "" : "  FAILED VALIDATION: not used");
+  m.valid = true;
+  for (const std::string& name : candidates) {
+    const Variant* v = registry().variant("stream", name);
+    RunResult run = run_variant(*v, *instance, "ceiling", settings, device, {device});
+    m.valid = m.valid && run.check.valid;
+    m.ran_on = run.ran_on;
+    for (const PhaseResult& p : run.phases)
+      if (p.name == "triad" && p.gbps_best > m.gbps) {
+        m.gbps = p.gbps_best;
+        m.variant = name;
+      }
+  }
+  fmt::print("ceiling: stream triad {:.1f} GB/s on {} (best of {} repetitions of stream {}, n = {}){}\n", m.gbps,
+             m.ran_on, settings.reps, m.variant, n, m.valid ? "" : "  FAILED VALIDATION: not used");
   std::fflush(stdout);
   return places_.emplace(key, m).first->second;
 }
@@ -115,7 +128,7 @@ void Ceilings::apply(RunResult& run) {
 nlohmann::json Ceilings::to_json() const {
   nlohmann::json out = nlohmann::json::array();
   for (const auto& [key, m] : places_)
-    out.push_back({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"n", m.n}, {"valid", m.valid}});
+    out.push_back({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"n", m.n}, {"valid", m.valid}});
   return out;
 }
 

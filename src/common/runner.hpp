@@ -24,8 +24,10 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
                       const RunSettings& settings, int device, const std::vector<int>& devices);
 
 // The stream triad measured once per place a process runs on (the host, each
-// device), with the suite's own stream variants: host_simd on the host,
-// target_simd on a device.
+// device), with the suite's own stream variants: host_simd on the host, the
+// better of target_basic and target_simd on a device. The ceiling is the best
+// (min-time) triad; runs are held against it with their median time, so a
+// fraction is never flattered.
 class Ceilings {
  public:
   Ceilings(bool enabled, MemoryLimits limits) : enabled_(enabled), limits_(limits) {}
@@ -43,6 +45,7 @@ class Ceilings {
     std::size_t n = 0;
     bool valid = false;
     std::string ran_on;
+    std::string variant;  // the stream variant that set it
   };
   const Measured& measure(bool on_device, int device);
 

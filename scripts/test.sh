@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The test command (README; .ci/run calls it): installs what is missing, builds
+# the `host` (g++) and `offload` (clang-19, full NVPTX device compile)
+# configurations, runs CTest on both and a tiny stream run on both. Fails on
+# any failure. Works on a machine without a GPU: target regions then run on
+# the host and say so.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+jobs=$(nproc)
+for preset in host offload; do
+  echo "== $preset: configure and build"
+  cmake --preset "$preset" >/dev/null
+  cmake --build --preset "$preset" -j "$jobs"
+  echo "== $preset: tests"
+  ctest --preset "$preset" -j "$jobs"
+  echo "== $preset: ompref run stream --size tiny"
+  "build-$preset/ompref" run stream --size tiny
+done
+echo "== all tests passed"
