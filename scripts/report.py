@@ -67,7 +67,7 @@ def main():
             for p in r.get("phases", []):
                 if p["name"] == "triad":
                     extra = ""
-                    if cuda:
+                    if cuda and "(device" in r["ran_on"]:
                         extra = f" = {p.get('GBps_best', p['GBps']) / cuda['triad_GBps']:.3f} of the CUDA triad (best)"
                     print(f"|  | triad | | | {p['time_s']['median']:.6f} | {p['time_s']['min']:.6f} | "
                           f"{p['GBps']:.1f} GB/s (best {p.get('GBps_best', p['GBps']):.1f}){extra} | | " +

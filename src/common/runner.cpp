@@ -89,7 +89,7 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   // which is faster depends on the compiler. Warm-ups let the clocks ramp up.
   const std::vector<std::string> candidates =
       on_device ? std::vector<std::string>{"target_basic", "target_simd"} : std::vector<std::string>{"host_simd"};
-  const RunSettings settings = on_device ? RunSettings{20, 5} : RunSettings{10, 2};
+  const RunSettings settings = on_device ? RunSettings{20, 5} : RunSettings{15, 3};
   Measured m;
   m.n = n;
   m.valid = true;
