@@ -57,6 +57,7 @@ void list_devices() {
   fmt::print("host: {}, {} cores, {} OpenMP threads, {:.1f} GiB memory\n", h.cpu.empty() ? "unknown CPU" : h.cpu,
              h.cores, h.threads, gib(h.memory_bytes));
   auto devices = offload_devices();
+  fmt::print("build: {}{}\n", OMPREF_OFFLOAD_DESC, OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
   if (devices.empty()) fmt::print("no offload devices (this build: {})\n", OMPREF_OFFLOAD_DESC);
   for (const DeviceInfo& d : devices)
     fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
