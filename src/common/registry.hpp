@@ -58,6 +58,7 @@ class Instance {
  public:
   virtual ~Instance() = default;
   virtual nlohmann::json params() const = 0;
+  // Asked after a variant's repetitions (it may depend on which kernel ran).
   virtual Model model() const = 0;
   virtual std::vector<PhaseModel> phases() const { return {}; }
   // Initialise the inputs and poison the outputs (NaN): runs before every variant.
