@@ -53,7 +53,9 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run stream --size tiny --device 99", "--device 99"},
                       BadInput{"run stream --size tiny --device -1", "--device"},
                       BadInput{"run stream --size tiny --device x", "--device x"},
-                      BadInput{"run stream --size tiny --unknown-flag", "--unknown-flag"}));
+                      BadInput{"run stream --size tiny --unknown-flag", "--unknown-flag"},
+                      BadInput{"run stream --size tiny --json ''", "--json"},
+                      BadInput{"run stream --device ''", "--device"}));
 
 TEST(Cli, MandatoryOffloadWithoutDeviceExitsTwo) {
   if (omp_get_num_devices() > 0) GTEST_SKIP() << "this machine has an offload device";

@@ -114,6 +114,9 @@ std::vector<int> resolve_devices(const std::string& arg) {
 }
 
 int run_suite(const RunArgs& args, CLI::App& run_command) {
+  for (const char* option : {"--json", "--csv", "--device", "--variant", "--size"})
+    if (run_command.count(option) > 0 && run_command.get_option(option)->as<std::string>().empty())
+      throw UsageError(fmt::format("{}: empty value (see ompref run --help for what is accepted)", option));
   if (args.json_path == args.csv_path && !args.json_path.empty())
     throw UsageError("--json and --csv name the same file (accepted: two different paths)");
   check_writable(args.json_path, "--json");
