@@ -1,7 +1,11 @@
 #include "common/results.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
+#include <ctime>
 
 #include <fmt/format.h>
 
@@ -81,6 +85,20 @@ std::string compiler_description() {
 #endif
 }
 
+// What a reader needs to reproduce a run: when, where, and the OpenMP settings.
+static nlohmann::json provenance() {
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char date[32] = {};
+  std::time_t now = std::time(nullptr);
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  nlohmann::json env = nlohmann::json::object();
+  for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_TARGET_OFFLOAD",
+                           "OMP_DEFAULT_DEVICE", "CUDA_VISIBLE_DEVICES", "LIBOMPTARGET_INFO"})
+    if (const char* value = std::getenv(name)) env[name] = value;
+  return {{"date", date}, {"hostname", host}, {"environment", env}};
+}
+
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
   nlohmann::json j = {{"suite", "ompref"},
                       {"version", OMPREF_VERSION},
@@ -88,7 +106,8 @@ nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::j
                       {"offload", OMPREF_OFFLOAD_DESC},
                       {"host", host_to_json(host_info())},
                       {"devices", devices_to_json(offload_devices())},
-                      {"ceilings", ceilings}};
+                      {"ceilings", ceilings},
+                      {"provenance", provenance()}};
   nlohmann::json list = nlohmann::json::array();
   for (const RunResult& r : runs) list.push_back(run_to_json(r));
   j["runs"] = list;
