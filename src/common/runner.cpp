@@ -18,7 +18,6 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.params = instance.params();
   r.reps = settings.reps;
   r.warmup = settings.warmup;
-  r.model = instance.model();
 
   RunContext ctx;
   ctx.device = device;
@@ -56,6 +55,9 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     r.transfer_s += omp_get_wtime() - t0;
   }
 
+  // The model is read after the runs: a workload whose variants run different
+  // kernels on one instance (mesh) states the bytes of the kernel that ran.
+  r.model = instance.model();
   r.time_s = Stats::of(totals);
   r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
   for (const PhaseModel& p : instance.phases()) {
