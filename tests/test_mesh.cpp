@@ -534,6 +534,25 @@ TEST(Meshb, RandomCorruptionsNeverCrash) {
   EXPECT_EQ(refused + accepted, 3000);
 }
 
+TEST(Meshb, ReadsTheSeedsOfAnIndependentWriter) {
+  // tests/fuzz_corpus/make_corpus.py writes these with Python's struct module.
+  const std::string dir = std::string(OMPREF_SOURCE_DIR) + "/tests/fuzz_corpus/meshb/";
+  std::vector<std::string> names = {"tets.mesh"};
+  for (int v = 1; v <= 4; ++v)
+    for (const char* e : {"le", "be"}) names.push_back("tets_v" + std::to_string(v) + "_" + e + ".meshb");
+  for (const std::string& name : names) {
+    meshb::MeshData d = meshb::read_file(dir + name);
+    ASSERT_EQ(d.vertex_count(), 5u) << name;
+    EXPECT_EQ(d.block(meshb::kTetrahedra).nodes, (std::vector<std::int32_t>{0, 1, 2, 3, 1, 2, 3, 4})) << name;
+    EXPECT_EQ(d.block(meshb::kTetrahedra).refs, (std::vector<std::int32_t>{7, 8})) << name;
+    EXPECT_EQ(d.block(meshb::kTriangles).count(), 2u) << name;
+    EXPECT_EQ(d.xyz[3 * 4 + 2], 1.0) << name;
+    EXPECT_EQ(d.vrefs[4], 3) << name;
+  }
+  for (const char* bad : {"truncated.meshb", "bad_position.meshb", "bad_index.mesh"})
+    EXPECT_THROW(meshb::read_file(dir + bad), UsageError) << bad;
+}
+
 TEST(Meshb, MeshWorkloadReadsAFile) {
   auto m = cube(3, "none", 0.1);
   const std::string path = std::string("/tmp/ompref_test_cube_") + std::to_string(::getpid()) + ".meshb";
