@@ -36,11 +36,11 @@ std::unique_ptr<MeshInstance> cube(int n, const std::string& renumber = "none", 
 }
 
 const char* const kernels[] = {"direct",        "downward",      "transverse",          "ball_csr",
-                               "ball_binned",   "lumped_atomic", "lumped_scatter_gather", "reduce"};
+                               "ball_binned",   "lumped_atomic", "lumped_scatter_gather", "reduce", "reduce_blocks"};
 
 TEST(Mesh, EveryVariantPassesAtTiny) {
   auto variants = registry().variants("mesh");
-  ASSERT_EQ(variants.size(), 16u);
+  ASSERT_EQ(variants.size(), 18u);
   MeshOptions o;
   auto m = make_instance(o, "tiny", test_limits());
   EXPECT_EQ(m->nt, 3072);
@@ -63,6 +63,7 @@ TEST(Mesh, EachVariantRunsItsOwnKernel) {
       std::string want = k;
       if (want == "ball_csr") want = "upward_csr";
       if (want == "ball_binned") want = "upward_binned";
+      if (want == "reduce_blocks") want = "reduce";
       EXPECT_EQ(ran, want) << name;
     }
   }
@@ -567,6 +568,36 @@ TEST(Meshb, MeshWorkloadReadsAFile) {
   EXPECT_EQ(f->ntri, m->ntri) << "boundary triangles are made when the file has none";
   RunResult r = run_one(*f, "mesh", "target_transverse", "file", 1, 0);
   EXPECT_TRUE(r.check.valid) << r.check.detail;
+}
+
+TEST(Meshb, GmshMeshesRunEveryVariant) {
+  // inputs/mesh: made by gmsh 4.8.4 (make_meshes.sh), .meshb by ompref-meshb-convert.
+  const std::string dir = std::string(OMPREF_SOURCE_DIR) + "/inputs/mesh/";
+  for (const char* name : {"sphere", "cylinder"}) {
+    const meshb::MeshData ascii = meshb::read_file(dir + name + ".mesh");
+    const meshb::MeshData binary = meshb::read_file(dir + name + ".meshb");
+    EXPECT_TRUE(ascii == binary) << name;
+    MeshOptions o;
+    o.file = dir + name + ".meshb";
+    o.renumber = "hilbert";
+    auto m = make_instance(o, "file", test_limits());
+    EXPECT_GT(m->nt, 10000) << name;
+    EXPECT_GT(m->ref_volume_min, 0.0) << name << ": positively oriented";
+    EXPECT_GT(m->ref_quality_min.value, 0.05) << name;
+    std::int64_t open_edges = 0;
+    for (std::int32_t u : m->tri_nbr) open_edges += u < 0;
+    EXPECT_EQ(open_edges, 0) << name << ": the boundary surface is closed";
+    for (const Variant* v : registry().variants("mesh")) {
+      RunResult r = run_one(*m, "mesh", v->name, "file", 1, 0);
+      EXPECT_TRUE(r.check.valid) << name << " " << v->name << ": " << r.check.detail;
+    }
+  }
+  MeshOptions o;
+  o.file = dir + "sphere.mesh";
+  auto sphere = make_instance(o, "file", test_limits());
+  const double ball = 4.0 / 3.0 * 3.14159265358979323846;
+  EXPECT_NEAR(double(sphere->ref_volume_sum), ball, 0.02 * ball) << "inscribed polyhedron of the unit ball";
+  EXPECT_LT(double(sphere->ref_volume_sum), ball);
 }
 
 // ---------------------------------------------------------------- the command

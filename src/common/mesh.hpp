@@ -45,6 +45,8 @@ const char* renumber_name(Renumber renumber);
 constexpr double direct_dt = 1e-3;
 constexpr double smoothing_omega = 0.5;
 constexpr std::int32_t ball_sentinel = -1;
+// Blocks of the two-level reduction (reduce_teams): one partial result per block.
+constexpr int reduce_blocks = 1024;
 
 struct Bins {
   // Per bin (ascending width): first row, rows, width (a power of two), offset of its matrix.
@@ -63,6 +65,10 @@ struct Reductions {
   double quality_sum, quality_max;
   MinLoc quality_min;
 };
+
+// The block partials of the two-level reduction (6 per block: volume sum, min,
+// max, quality sum, max, min; and the argmin), combined in block order.
+Reductions combine_blocks(const double* partial, const std::int64_t* argmin, int blocks);
 
 // A tetrahedral mesh as read or generated, before topology.
 struct RawMesh {
@@ -121,6 +127,8 @@ class MeshInstance final : public Instance {
   std::vector<double> lumped;      // nv: lumped volume
   std::vector<double> corner_tmp;  // 4 nt: the scatter's per-corner temporaries
   Reductions red{};
+  std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials
+  std::vector<std::int64_t> block_argmin;  // 1 per block
 
   Kernel last = Kernel::none;  // set by each variant's run function
 

@@ -1,6 +1,7 @@
 // mesh on the host: GMlib's access patterns as `parallel for` loops over an
 // entity (vertices or tetrahedra). Compare with src/omp_target/mesh.cpp: same
 // functions, same order; the per-element arithmetic is in common/mesh_element.hpp.
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -186,6 +187,43 @@ void host_reduce(MeshInstance& m, RunContext&) {
   m.last = Kernel::reduce;
 }
 
+// The same reductions in two levels, as on the device: the tets cut into
+// reduce_blocks blocks, each block reduced by one thread, the block partials
+// combined in block order.
+void host_reduce_blocks(MeshInstance& m, RunContext&) {
+  const std::int64_t nt = m.nt;
+  const double* volume = m.volume.data();
+  const double* quality = m.quality.data();
+  double* part = m.block_partial.data();
+  std::int64_t* part_index = m.block_argmin.data();
+  const int nb = reduce_blocks;
+  const std::int64_t chunk = (nt + nb - 1) / nb;
+  const double inf = std::numeric_limits<double>::infinity();
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nb; ++b) {
+    const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
+    double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
+    MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
+    for (std::int64_t t = lo; t < hi; ++t) {
+      vsum += volume[t];
+      vmin = std::fmin(vmin, volume[t]);
+      vmax = std::fmax(vmax, volume[t]);
+      qsum += quality[t];
+      qmax = std::fmax(qmax, quality[t]);
+      qmin = minloc_better(qmin, MinLoc{quality[t], t});
+    }
+    part[6 * b + 0] = vsum;
+    part[6 * b + 1] = vmin;
+    part[6 * b + 2] = vmax;
+    part[6 * b + 3] = qsum;
+    part[6 * b + 4] = qmax;
+    part[6 * b + 5] = qmin.value;
+    part_index[b] = qmin.index;
+  }
+  m.red = combine_blocks(part, part_index, nb);
+  m.last = Kernel::reduce;
+}
+
 const Registration host_direct_registration{host_variant(
     "mesh", "host_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh", host_direct)};
 const Registration host_downward_registration{host_variant(
@@ -210,6 +248,9 @@ const Registration host_lumped_scatter_gather_registration{host_variant(
     host_lumped_scatter_gather)};
 const Registration host_reduce_registration{host_variant(
     "mesh", "host_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)", host_reduce)};
+const Registration host_reduce_blocks_registration{host_variant(
+    "mesh", "host_reduce_blocks", "reductions in two levels: one partial per block of tets, combined in block order",
+    host_reduce_blocks)};
 
 }  // namespace
 }  // namespace ompref::mesh

@@ -2,6 +2,7 @@
 // parallel for` loops over an entity (vertices or tetrahedra), one thread per
 // entity. Compare with src/omp_host/mesh.cpp: same functions, same order; the
 // per-element arithmetic is in common/mesh_element.hpp (declare target).
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 
@@ -167,6 +168,26 @@ void exit_reduce(MeshInstance& m, RunContext& ctx) {
   [[maybe_unused]] double* volume = m.volume.data();
   [[maybe_unused]] double* quality = m.quality.data();
 #pragma omp target exit data device(ctx.device) map(release : volume[0:nt], quality[0:nt])
+}
+
+void enter_reduce_blocks(MeshInstance& m, RunContext& ctx) {
+  const std::int64_t nt = m.nt;
+  const int nb = reduce_blocks;
+  [[maybe_unused]] double* volume = m.volume.data();
+  [[maybe_unused]] double* quality = m.quality.data();
+  [[maybe_unused]] double* part = m.block_partial.data();
+  [[maybe_unused]] std::int64_t* part_index = m.block_argmin.data();
+#pragma omp target enter data device(ctx.device) map(to : volume[0:nt], quality[0:nt]) \
+    map(alloc : part[0:6 * nb], part_index[0:nb])
+}
+void exit_reduce_blocks(MeshInstance& m, RunContext& ctx) {
+  const std::int64_t nt = m.nt;
+  const int nb = reduce_blocks;
+  [[maybe_unused]] double* volume = m.volume.data();
+  [[maybe_unused]] double* quality = m.quality.data();
+  [[maybe_unused]] double* part = m.block_partial.data();
+  [[maybe_unused]] std::int64_t* part_index = m.block_argmin.data();
+#pragma omp target exit data device(ctx.device) map(release : volume[0:nt], quality[0:nt], part[0:6 * nb], part_index[0:nb])
 }
 
 // Direct: loop over vertices, read and write the vertex's own data.
@@ -356,6 +377,50 @@ void target_reduce(MeshInstance& m, RunContext& ctx) {
   m.last = Kernel::reduce;
 }
 
+// The same reductions in two levels, shaped by hand: reduce_blocks teams of 256
+// threads, each team reduces one block of tets with a `parallel for` reduction
+// (lanes read consecutive tets: schedule(static, 1)) and writes its partial;
+// the partials (48 KiB) come back and are combined in block order on the host.
+// No cross-team reduction by the runtime.
+void target_reduce_blocks(MeshInstance& m, RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int64_t nt = m.nt;
+  const double* volume = m.volume.data();
+  const double* quality = m.quality.data();
+  double* part = m.block_partial.data();
+  std::int64_t* part_index = m.block_argmin.data();
+  const int nb = reduce_blocks;
+  const std::int64_t chunk = (nt + nb - 1) / nb;
+  const double inf = std::numeric_limits<double>::infinity();
+#pragma omp target teams distribute num_teams(nb) thread_limit(256) device(dev) \
+    map(alloc : volume[0:nt], quality[0:nt], part[0:6 * nb], part_index[0:nb])
+  for (int b = 0; b < nb; ++b) {
+    const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
+    double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
+    MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
+#pragma omp parallel for schedule(static, 1) reduction(+ : vsum, qsum) reduction(min : vmin) \
+    reduction(max : vmax, qmax) reduction(minloc : qmin)
+    for (std::int64_t t = lo; t < hi; ++t) {
+      vsum += volume[t];
+      vmin = std::fmin(vmin, volume[t]);
+      vmax = std::fmax(vmax, volume[t]);
+      qsum += quality[t];
+      qmax = std::fmax(qmax, quality[t]);
+      qmin = minloc_better(qmin, MinLoc{quality[t], t});
+    }
+    part[6 * b + 0] = vsum;
+    part[6 * b + 1] = vmin;
+    part[6 * b + 2] = vmax;
+    part[6 * b + 3] = qsum;
+    part[6 * b + 4] = qmax;
+    part[6 * b + 5] = qmin.value;
+    part_index[b] = qmin.index;
+  }
+#pragma omp target update device(dev) from(part[0:6 * nb], part_index[0:nb])
+  m.red = combine_blocks(part, part_index, nb);
+  m.last = Kernel::reduce;
+}
+
 const Registration target_direct_registration{target_variant(
     "mesh", "target_direct",
     "direct: x += v dt over the vertices' own fields, a stream over the mesh",
@@ -383,6 +448,10 @@ const Registration target_lumped_scatter_gather_registration{target_variant(
 const Registration target_reduce_registration{target_variant(
     "mesh", "target_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
     target_reduce, enter_reduce, exit_reduce)};
+const Registration target_reduce_blocks_registration{target_variant(
+    "mesh", "target_reduce_blocks",
+    "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
+    target_reduce_blocks, enter_reduce_blocks, exit_reduce_blocks)};
 
 }  // namespace
 }  // namespace ompref::mesh
