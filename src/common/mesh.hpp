@@ -1,0 +1,165 @@
+#pragma once
+// mesh: GMlib's unstructured-mesh access patterns on a tetrahedral mesh.
+//
+// Data layout, shared by host and target variants (all arrays contiguous):
+//   crd[3 nv]            vertex coordinates, x y z per vertex
+//   tet[4 nt]            tet -> vertices (0-based), positively oriented
+//   tet_nbr[4 nt]        tet -> neighbour through the face opposite vertex k, -1 on the boundary
+//   tri[3 ntri], tri_nbr[3 ntri]   boundary/surface triangles and their neighbours through edges
+//   ball_offset[nv + 1], ball_corner[4 nt]   vertex -> tets (CSR); a corner c = 4 t + k is
+//                        "vertex k of tet t": c >> 2 is the tet, c & 3 its local vertex
+//   bins                 the same balls degree-binned (GMlib): vertices grouped by the power of
+//                        two above their degree, each bin a dense column-major matrix padded
+//                        with the sentinel -1, the true degree kept per row
+// Every kernel of a run is one variant; the instance records which kernel ran
+// last, and validates and models that kernel.
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "common/mesh_element.hpp"
+#include "common/meshb.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::mesh {
+
+enum class Kernel {
+  none,
+  direct,
+  downward,
+  transverse,
+  upward_csr,
+  upward_binned,
+  lumped_atomic,
+  lumped_scatter_gather,
+  reduce
+};
+const char* kernel_name(Kernel kernel);
+
+enum class Renumber { none, hilbert, hilbert_degree, random };
+Renumber renumber_from_name(const std::string& name);  // throws UsageError
+const char* renumber_name(Renumber renumber);
+
+// Scalar of the direct kernel (x += v * dt) and relaxation of the smoothing.
+constexpr double direct_dt = 1e-3;
+constexpr double smoothing_omega = 0.5;
+constexpr std::int32_t ball_sentinel = -1;
+// Blocks of the two-level reduction (reduce_teams): one partial result per block.
+constexpr int reduce_blocks = 1024;
+
+struct Bins {
+  // Per bin (ascending width): first row, rows, width (a power of two), offset of its matrix.
+  std::vector<std::int32_t> first, count, width;
+  std::vector<std::int64_t> offset;
+  // Per row, in bin order: its vertex and its true degree.
+  std::vector<std::int32_t> vertex, degree;
+  // The matrices: entry j of row r of bin b at offset[b] + j * count[b] + (r - first[b]).
+  std::vector<std::int32_t> corner;
+  std::int32_t rows() const { return first.empty() ? 0 : first.back() + count.back(); }
+  int bin_count() const { return int(first.size()); }
+};
+
+struct Reductions {
+  double volume_sum, volume_min, volume_max;
+  double quality_sum, quality_max;
+  MinLoc quality_min;
+};
+
+// The block partials of the two-level reduction (6 per block: volume sum, min,
+// max, quality sum, max, min; and the argmin), combined in block order.
+Reductions combine_blocks(const double* partial, const std::int64_t* argmin, int blocks);
+
+// A tetrahedral mesh as read or generated, before topology.
+struct RawMesh {
+  std::vector<double> crd;
+  std::vector<std::int32_t> tet, tri;
+  std::string source;  // "cube 8", "file.meshb"
+};
+
+// The unit cube cut into n^3 hexahedra of 6 tetrahedra each (Kuhn's split along
+// the main diagonal: shared vertices, every tet positively oriented, volume h^3/6).
+// `jitter` in [0, 0.15] moves interior vertices by up to jitter * h per coordinate
+// (deterministic, from the vertex's lexicographic index): the volume stays 1.
+RawMesh make_cube(int n, double jitter);
+// Tetrahedra and triangles (and vertices) of a libMeshb mesh.
+RawMesh from_meshb(const meshb::MeshData& data, const std::string& name);
+meshb::MeshData to_meshb(const RawMesh& raw);
+
+// The 63-bit Hilbert key of a point of [0, 2^bits)^3 (bits <= 21).
+std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int bits);
+
+// Memory the instance takes on the host and at most on a device, per size.
+double host_bytes_for(double nv, double nt);
+double device_bytes_for(double nv, double nt);
+
+class MeshInstance final : public Instance {
+ public:
+  MeshInstance(RawMesh raw, Renumber renumber, std::string size_name);
+  nlohmann::json params() const override;
+  Model model() const override;
+  void reset() override;
+  Check validate(int repetitions) const override;
+  nlohmann::json observables() const override;
+
+  Model model_of(Kernel kernel) const;
+
+  std::int64_t nv = 0, nt = 0, ntri = 0;
+  std::vector<double> crd;
+  std::vector<std::int32_t> tet, tet_nbr, tri, tri_nbr;
+  std::vector<std::int32_t> ball_offset, ball_corner;
+  std::vector<std::int32_t> tri_ball_offset, tri_ball;  // vertex -> triangles (topology)
+  Bins bins;
+  std::vector<std::int32_t> vertex_origin, tet_origin;  // new index -> index before renumbering
+
+  // Inputs (set once from the host reference; never written by a kernel).
+  std::vector<double> vel;      // 3 nv: direct
+  std::vector<double> centre;   // 3 nt: transverse, upward
+  std::vector<double> volume;   // nt: reduce
+  std::vector<double> quality;  // nt: reduce
+
+  // Outputs, NaN-poisoned by reset().
+  std::vector<double> pos;         // 3 nv: direct, starts as crd
+  std::vector<double> out_volume;  // nt: downward
+  std::vector<double> out_centre;  // 3 nt: downward
+  std::vector<double> spread;      // nt: transverse
+  std::vector<double> smooth;      // 3 nv: upward
+  std::vector<double> lumped;      // nv: lumped volume
+  std::vector<double> corner_tmp;  // 4 nt: the scatter's per-corner temporaries
+  Reductions red{};
+  std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials
+  std::vector<std::int64_t> block_argmin;  // 1 per block
+
+  Kernel last = Kernel::none;  // set by each variant's run function
+
+  // The host reference (long double arithmetic, rounded once).
+  std::vector<double> ref_spread, ref_smooth, ref_lumped;
+  long double ref_volume_sum = 0, ref_quality_sum = 0;
+  double ref_volume_min = 0, ref_volume_max = 0, ref_quality_max = 0;
+  MinLoc ref_quality_min{0, -1};
+  long double ref_lumped_moment = 0;  // sum of lumped(v) |x_v|^2: a renumbering-invariant checksum
+  double extent = 1;                  // bounding-box diagonal: the scale of coordinate errors
+
+ private:
+  void renumber_mesh(RawMesh& raw, Renumber renumber);
+  void build_topology();
+  void build_bins();
+  void compute_reference();
+
+  std::string size_name_;
+  std::string source_;
+  Renumber renumber_;
+};
+
+struct MeshOptions {
+  int cube = 0;          // 0: from --size
+  double jitter = 0;
+  std::string file;      // --mesh
+  std::string renumber = "none";
+};
+
+std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
+                                            const MemoryLimits& limits);
+int cube_for_size(const std::string& size);  // tiny 8, small 32, medium 96, large 128
+
+}  // namespace ompref::mesh

@@ -1,0 +1,256 @@
+// mesh on the host: GMlib's access patterns as `parallel for` loops over an
+// entity (vertices or tetrahedra). Compare with src/omp_target/mesh.cpp: same
+// functions, same order; the per-element arithmetic is in common/mesh_element.hpp.
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+
+#include "common/mesh.hpp"
+#include "common/mesh_element.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::mesh {
+namespace {
+
+// Host data needs no mapping: every array lives in the instance.
+
+// Direct: loop over vertices, read and write the vertex's own data.
+void host_direct(MeshInstance& m, RunContext&) {
+  const std::int64_t n = 3 * m.nv;
+  double* pos = m.pos.data();
+  const double* vel = m.vel.data();
+  const double dt = direct_dt;
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) pos[i] = pos[i] + vel[i] * dt;
+  m.last = Kernel::direct;
+}
+
+// Downward: loop over tets, read their 4 vertices through tet[].
+void host_downward(MeshInstance& m, RunContext&) {
+  const std::int64_t nt = m.nt;
+  const std::int32_t* tet = m.tet.data();
+  const double* crd = m.crd.data();
+  double* volume = m.out_volume.data();
+  double* centre = m.out_centre.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < nt; ++t) {
+    const double* a = crd + 3 * std::int64_t(tet[4 * t + 0]);
+    const double* b = crd + 3 * std::int64_t(tet[4 * t + 1]);
+    const double* c = crd + 3 * std::int64_t(tet[4 * t + 2]);
+    const double* d = crd + 3 * std::int64_t(tet[4 * t + 3]);
+    volume[t] = tet_volume(a, b, c, d);
+    tet_barycentre(a, b, c, d, centre + 3 * t);
+  }
+  m.last = Kernel::downward;
+}
+
+// Transverse: loop over tets, read their face neighbours' data.
+void host_transverse(MeshInstance& m, RunContext&) {
+  const std::int64_t nt = m.nt;
+  const std::int32_t* nbr = m.tet_nbr.data();
+  const double* centre = m.centre.data();
+  double* spread = m.spread.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < nt; ++t) {
+    double best = 0;
+    for (int k = 0; k < 4; ++k) {
+      const std::int32_t u = nbr[4 * t + k];
+      if (u >= 0) best = std::fmax(best, distance(centre + 3 * t, centre + 3 * std::int64_t(u)));
+    }
+    spread[t] = best;
+  }
+  m.last = Kernel::transverse;
+}
+
+// Upward, CSR: loop over vertices, read the ball between two offsets.
+void host_ball_csr(MeshInstance& m, RunContext&) {
+  const std::int64_t nv = m.nv;
+  const std::int32_t* offset = m.ball_offset.data();
+  const std::int32_t* corner = m.ball_corner.data();
+  const double* centre = m.centre.data();
+  const double* crd = m.crd.data();
+  double* smooth = m.smooth.data();
+  const double omega = smoothing_omega;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < nv; ++v) {
+    double s[3] = {0, 0, 0};
+    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) {
+      const std::int64_t t = corner[i] >> 2;
+      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
+    }
+    const int degree = offset[v + 1] - offset[v];
+    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
+  }
+  m.last = Kernel::upward_csr;
+}
+
+// Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
+// finds its bin, then reads column j of the bin's matrix at j * rows + row.
+void host_ball_binned(MeshInstance& m, RunContext&) {
+  const std::int64_t rows = m.bins.rows();
+  const int nb = m.bins.bin_count();
+  const std::int32_t* first = m.bins.first.data();
+  const std::int32_t* count = m.bins.count.data();
+  const std::int64_t* offset = m.bins.offset.data();
+  const std::int32_t* vertex = m.bins.vertex.data();
+  const std::int32_t* degree = m.bins.degree.data();
+  const std::int32_t* corner = m.bins.corner.data();
+  const double* centre = m.centre.data();
+  const double* crd = m.crd.data();
+  double* smooth = m.smooth.data();
+  const double omega = smoothing_omega;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t r = 0; r < rows; ++r) {
+    int b = 0;
+    while (b + 1 < nb && r >= first[b + 1]) ++b;
+    const std::int64_t stride = count[b];
+    const std::int32_t* column = corner + offset[b] + (r - first[b]);
+    const std::int32_t deg = degree[r];
+    double s[3] = {0, 0, 0};
+    for (std::int32_t j = 0; j < deg; ++j) {
+      const std::int64_t t = column[j * stride] >> 2;
+      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
+    }
+    const std::int64_t v = vertex[r];
+    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
+  }
+  m.last = Kernel::upward_binned;
+}
+
+// Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
+void host_lumped_atomic(MeshInstance& m, RunContext&) {
+  const std::int64_t nv = m.nv, nt = m.nt;
+  const std::int32_t* tet = m.tet.data();
+  const double* crd = m.crd.data();
+  double* lumped = m.lumped.data();
+#pragma omp parallel for simd schedule(static)
+  for (std::int64_t v = 0; v < nv; ++v) lumped[v] = 0;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < nt; ++t) {
+    const std::int32_t* e = tet + 4 * t;
+    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
+                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
+    for (int k = 0; k < 4; ++k) {
+#pragma omp atomic update
+      lumped[e[k]] += quarter;
+    }
+  }
+  m.last = Kernel::lumped_atomic;
+}
+
+// Indirect write as a scatter/gather pair: each tet writes its own 4 corner
+// temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
+void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
+  const std::int64_t nv = m.nv, nt = m.nt;
+  const std::int32_t* tet = m.tet.data();
+  const double* crd = m.crd.data();
+  const std::int32_t* offset = m.ball_offset.data();
+  const std::int32_t* corner = m.ball_corner.data();
+  double* tmp = m.corner_tmp.data();
+  double* lumped = m.lumped.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < nt; ++t) {
+    const std::int32_t* e = tet + 4 * t;
+    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
+                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
+    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
+  }
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < nv; ++v) {
+    double s = 0;
+    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];
+    lumped[v] = s;
+  }
+  m.last = Kernel::lumped_scatter_gather;
+}
+
+// Reductions: sum, min, max of the volumes, sum and max of the quality, and
+// (min quality, its tet) through the user-defined reduction `minloc`.
+void host_reduce(MeshInstance& m, RunContext&) {
+  const std::int64_t nt = m.nt;
+  const double* volume = m.volume.data();
+  const double* quality = m.quality.data();
+  const double inf = std::numeric_limits<double>::infinity();
+  double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
+  MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
+#pragma omp parallel for schedule(static) reduction(+ : vsum, qsum) reduction(min : vmin) \
+    reduction(max : vmax, qmax) reduction(minloc : qmin)
+  for (std::int64_t t = 0; t < nt; ++t) {
+    vsum += volume[t];
+    vmin = std::fmin(vmin, volume[t]);
+    vmax = std::fmax(vmax, volume[t]);
+    qsum += quality[t];
+    qmax = std::fmax(qmax, quality[t]);
+    qmin = minloc_better(qmin, MinLoc{quality[t], t});
+  }
+  m.red = Reductions{vsum, vmin, vmax, qsum, qmax, qmin};
+  m.last = Kernel::reduce;
+}
+
+// The same reductions in two levels, as on the device: the tets cut into
+// reduce_blocks blocks, each block reduced by one thread, the block partials
+// combined in block order.
+void host_reduce_blocks(MeshInstance& m, RunContext&) {
+  const std::int64_t nt = m.nt;
+  const double* volume = m.volume.data();
+  const double* quality = m.quality.data();
+  double* part = m.block_partial.data();
+  std::int64_t* part_index = m.block_argmin.data();
+  const int nb = reduce_blocks;
+  const std::int64_t chunk = (nt + nb - 1) / nb;
+  const double inf = std::numeric_limits<double>::infinity();
+#pragma omp parallel for schedule(static)
+  for (int b = 0; b < nb; ++b) {
+    const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
+    double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
+    MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
+    for (std::int64_t t = lo; t < hi; ++t) {
+      vsum += volume[t];
+      vmin = std::fmin(vmin, volume[t]);
+      vmax = std::fmax(vmax, volume[t]);
+      qsum += quality[t];
+      qmax = std::fmax(qmax, quality[t]);
+      qmin = minloc_better(qmin, MinLoc{quality[t], t});
+    }
+    part[6 * b + 0] = vsum;
+    part[6 * b + 1] = vmin;
+    part[6 * b + 2] = vmax;
+    part[6 * b + 3] = qsum;
+    part[6 * b + 4] = qmax;
+    part[6 * b + 5] = qmin.value;
+    part_index[b] = qmin.index;
+  }
+  m.red = combine_blocks(part, part_index, nb);
+  m.last = Kernel::reduce;
+}
+
+const Registration host_direct_registration{host_variant(
+    "mesh", "host_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh", host_direct)};
+const Registration host_downward_registration{host_variant(
+    "mesh", "host_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
+    host_downward)};
+const Registration host_transverse_registration{host_variant(
+    "mesh", "host_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
+    host_transverse)};
+const Registration host_ball_csr_registration{host_variant(
+    "mesh", "host_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
+    host_ball_csr)};
+const Registration host_ball_binned_registration{host_variant(
+    "mesh", "host_ball_binned",
+    "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
+    host_ball_binned)};
+const Registration host_lumped_atomic_registration{host_variant(
+    "mesh", "host_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
+    host_lumped_atomic)};
+const Registration host_lumped_scatter_gather_registration{host_variant(
+    "mesh", "host_lumped_scatter_gather",
+    "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
+    host_lumped_scatter_gather)};
+const Registration host_reduce_registration{host_variant(
+    "mesh", "host_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)", host_reduce)};
+const Registration host_reduce_blocks_registration{host_variant(
+    "mesh", "host_reduce_blocks", "reductions in two levels: one partial per block of tets, combined in block order",
+    host_reduce_blocks)};
+
+}  // namespace
+}  // namespace ompref::mesh
