@@ -6,7 +6,7 @@
 #                               compiler and llvm-19-dev (libLLVM for the clang JIT build)
 set -euo pipefail
 pkgs=(cmake g++ clang-19 clang-tools-19 libomp-19-dev libgtest-dev libgmock-dev libbenchmark-dev
-      libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib)
+      libcli11-dev nlohmann-json3-dev libfmt-dev python3-matplotlib libclang-rt-19-dev)
 for arg in "$@"; do
   case "$arg" in
     --gpu) pkgs+=(gcc-12-offload-nvptx llvm-19-dev) ;;
