@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <cstdint>
 
+#include <omp.h>
+
 #include "common/device.hpp"
 #include "common/lbm.hpp"
 #include "common/registry.hpp"
@@ -142,7 +144,7 @@ void target_basic(LbmInstance& s, RunContext& ctx) {
 
 // ---- target_shaped: a team is a TX x TY x TZ tile (the ND-range kernel) ----
 // The loop runs over (tile, cell of the tile) flattened; dist_schedule gives
-// each team one tile's worth of iterations, schedule(static, 1) gives its
+// each team one tile's worth of iterations, schedule(static, t.chunk) gives its
 // threads consecutive cells: x fastest, so a warp reads consecutive doubles.
 
 #pragma omp declare target
@@ -150,6 +152,10 @@ struct Tiling {
   int tx, ty, tz, threads, ntx, nty, ntz;
   long tiles;
   int teams;  // one per tile on a device; one on the host fallback
+  int limit;  // threads per team: the tile's cells on a device; the host's threads on the fallback
+  long chunk; // schedule chunk: 1 on a device (a warp on consecutive x); contiguous shares on the host
+  long span;  // dist_schedule chunk: one tile per team on a device; everything at once on the host,
+              // where each distribute chunk would open a parallel region of its own
 };
 // Cell (x, y, z) of iteration `it`; false when the tile sticks out of the lattice.
 inline bool tile_cell(const Tiling& t, const Grid& g, long it, int& x, int& y, int& z) {
@@ -174,6 +180,9 @@ Tiling tiling(const LbmInstance& s, const int (&shape)[3]) {
   t.ntz = (s.grid.nz + t.tz - 1) / t.tz;
   t.tiles = long(t.ntx) * t.nty * t.ntz;
   t.teams = s.on_device ? int(std::min<long>(t.tiles, 1L << 30)) : 1;
+  t.limit = s.on_device ? t.threads : omp_get_max_threads();
+  t.chunk = s.on_device ? 1 : (t.tiles * t.threads + t.limit - 1) / t.limit;
+  t.span = s.on_device ? t.threads : t.tiles * t.threads;
   return t;
 }
 
@@ -186,8 +195,8 @@ void shaped_phi(LbmInstance& s, int dev) {
   const double* f = a.f;
   const std::uint8_t* solid = a.solid;
   double *rho = a.rho, *ux = a.ux, *uy = a.uy, *uz = a.uz, *psi = a.psi;
-#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) thread_limit(t.threads) \
-    dist_schedule(static, t.threads) schedule(static, 1) \
+#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) thread_limit(t.limit) \
+    dist_schedule(static, t.span) schedule(static, t.chunk) \
     map(alloc : f[0:lat], solid[0:len], rho[0:len], ux[0:len], uy[0:len], uz[0:len], psi[0:len])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
@@ -206,8 +215,8 @@ void shaped_fn(LbmInstance& s, int dev) {
   double* out = a.out;
   const std::uint8_t* solid = a.solid;
   const double *rho = a.rho, *ux = a.ux, *uy = a.uy, *uz = a.uz, *psi = a.psi;
-#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) thread_limit(t.threads) \
-    dist_schedule(static, t.threads) schedule(static, 1) \
+#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) thread_limit(t.limit) \
+    dist_schedule(static, t.span) schedule(static, t.chunk) \
     map(alloc : f[0:lat], out[0:lat], solid[0:len], rho[0:len], ux[0:len], uy[0:len], uz[0:len], psi[0:len])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
@@ -230,8 +239,8 @@ void shaped_boundary(LbmInstance& s, int dev) {
   const long len = a.len, lat = a.lat, stride = g.stride, total = t.tiles * t.threads;
   double* out = a.out;
   const std::uint8_t* solid = a.solid;
-#pragma omp target teams distribute parallel for firstprivate(g, t) device(dev) num_teams(t.teams) thread_limit(t.threads) \
-    dist_schedule(static, t.threads) schedule(static, 1) map(alloc : out[0:lat], solid[0:len])
+#pragma omp target teams distribute parallel for firstprivate(g, t) device(dev) num_teams(t.teams) thread_limit(t.limit) \
+    dist_schedule(static, t.span) schedule(static, t.chunk) map(alloc : out[0:lat], solid[0:len])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
     if (!tile_cell(t, g, it, x, y, z)) continue;
@@ -370,7 +379,7 @@ void fused_phi(LbmInstance& s, int dev) {
   const std::uint8_t* solid = a.solid;
   double* psi = a.psi;
 #pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) \
-    thread_limit(t.threads) dist_schedule(static, t.threads) schedule(static, 1) \
+    thread_limit(t.limit) dist_schedule(static, t.span) schedule(static, t.chunk) \
     map(alloc : f[0:lat], solid[0:len], psi[0:len])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
@@ -391,7 +400,7 @@ void fused_fn(LbmInstance& s, int dev) {
   const std::uint8_t* __restrict solid = a.solid;
   const double* __restrict psi = a.psi;
 #pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) \
-    thread_limit(t.threads) dist_schedule(static, t.threads) schedule(static, 1) \
+    thread_limit(t.limit) dist_schedule(static, t.span) schedule(static, t.chunk) \
     map(alloc : f[0:lat], out[0:lat], solid[0:len], psi[0:len])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
