@@ -200,12 +200,20 @@ long double LbmInstance::mass_of(const double* pop) const {
   const long stride = grid.stride;
   const std::uint8_t* sol = solid.data();
   long double total = 0;
-#pragma omp parallel for schedule(static) reduction(+ : total)
-  for (long k = 0; k < grid.n; ++k) {
-    if (sol[k]) continue;
-    long double r = 0;
-    for (int i = 0; i < Q; ++i) r += pop[i * stride + k];
-    total += r;
+  // Partial sums per thread, added under a critical section: a long-double
+  // reduction clause would need 16-byte atomics (libatomic) with clang.
+#pragma omp parallel
+  {
+    long double mine = 0;
+#pragma omp for schedule(static) nowait
+    for (long k = 0; k < grid.n; ++k) {
+      if (sol[k]) continue;
+      long double r = 0;
+      for (int i = 0; i < Q; ++i) r += pop[i * stride + k];
+      mine += r;
+    }
+#pragma omp critical
+    total += mine;
   }
   return total;
 }
@@ -407,10 +415,8 @@ Observables LbmInstance::measure(const double* pop) const {
     ps[k] = pseudo_potential(rr);
   }
   Observables o;
-  long double mass = 0;
   double rmin = std::numeric_limits<double>::infinity(), rmax = -rmin, umax = 0;
-#pragma omp parallel for collapse(2) schedule(static) reduction(+ : mass) reduction(min : rmin) \
-    reduction(max : rmax, umax)
+#pragma omp parallel for collapse(2) schedule(static) reduction(min : rmin) reduction(max : rmax, umax)
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) {
@@ -432,13 +438,12 @@ Observables LbmInstance::measure(const double* pop) const {
         total_force(coeffs, rr, ps[k], psin, sn, Fx, Fy, Fz);
         const double Ux = vx + Fx / (2 * rr), Uy = vy + Fy / (2 * rr), Uz = vz + Fz / (2 * rr);
         const double U = std::sqrt(Ux * Ux + Uy * Uy + Uz * Uz);
-        mass += rr;
         rmin = std::min(rmin, rr);
         rmax = std::max(rmax, rr);
         // NaN propagates into the maximum so that it is seen.
         umax = std::isnan(U) ? std::numeric_limits<double>::infinity() : std::max(umax, U);
       }
-  o.mass = double(mass);
+  o.mass = double(mass_of(pop));
   o.rho_min = rmin;
   o.rho_max = rmax;
   o.max_U = umax;
