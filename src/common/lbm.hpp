@@ -1,0 +1,125 @@
+#pragma once
+// lbm: openLBMflow's D3Q19 Shan-Chen multiphase lattice Boltzmann, with the
+// adsorption force of the seed paper. The problem (cases, sizes, parameters),
+// the data layout every variant shares, initialisation, the host reference
+// used for validation, the observables and the bytes model.
+//
+// Layout (structure of arrays): two lattices, each 19 direction arrays of
+// `grid.stride` doubles back to back (population i of cell k at
+// [i * stride + k], cell k = x + nx * (y + ny * z), x fastest); rho, ux, uy,
+// uz, psi arrays of `stride` doubles; a solid mask of `stride` bytes. Walls
+// are solid cells inside the lattice; every face is periodic otherwise.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/aligned_array.hpp"
+#include "common/lbm_cell.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::lbm {
+
+// Bytes per cell per step of the minimal three-pass form: calculate_phi reads
+// 19 populations and writes psi (20 doubles); calculate_fn reads 19
+// populations and psi and writes 19 populations (39 doubles, neighbours' psi
+// from cache); update_boundary touches only the cells beside walls.
+constexpr double bytes_per_cell_step = 59 * 8;   // 472
+constexpr double phi_bytes_per_cell = 20 * 8;    // 160
+constexpr double fn_bytes_per_cell = 39 * 8;     // 312
+constexpr double boundary_bytes_per_cell = 1;    // the solid mask, read once
+// Floating-point operations per fluid cell per step, counted from lbm_cell.hpp
+// (moments 73 + force 85 + collision 172 + psi 2, exp counted as one).
+constexpr double flops_per_cell_step = 332;
+
+enum class Case { drops, droplet, flat, paper };
+
+struct Params {
+  Case kind = Case::drops;
+  std::string case_name = "drops";
+  std::string size_name = "tiny";
+  int nx = 32, ny = 32, nz = 32;
+  int steps = 10;              // time steps in one repetition
+  double tau = 1.0;
+  double G = -6.0;
+  double G_ads = 0.0;
+  double gravity = 2e-5;       // acceleration along -y (drops, paper)
+  double radius = 0;           // droplet radius (0: the case's default)
+  double rho_liquid = 2.6429;  // initial liquid and gas densities (openLBMflow's)
+  double rho_gas = 0.0734;
+  double width = 3.0;          // tanh interface width
+  double rho_solid = 1.0;      // the walls' fixed density (psi of walls sets wetting)
+  bool walls_y = true;         // solid planes at y = 0 and y = ny - 1
+  int tile[3] = {64, 4, 4};    // host_tiled: TX x TY x TZ
+  int shape[3] = {128, 1, 1};  // target_shaped: cells of one team's tile (threads = product); H200 sweep best
+  int block[3] = {1, 2, 1};    // target_many: cells one thread updates; H200 sweep best
+  int fshape[3] = {128, 1, 1}; // target_fused: cells of one team's tile; H200 sweep best
+  int vtk_every = 0;           // write VTK every N steps of the reference run (0: never)
+  std::string out_dir;         // where VTK goes
+};
+
+// The sizes of the issue: tiny 32^3/10, small 64^3/100, medium 256x256x128/20, paper 512x512x256/10.
+void size_defaults(const std::string& size, Params& p);
+Case parse_case(const std::string& name);     // throws UsageError
+// Parses "AxBxC" into three positive ints (throws UsageError naming `option`).
+void parse_shape(const std::string& text, const std::string& option, int (&out)[3]);
+
+// Host memory an instance needs (lattices, fields, and the reference run's state).
+double host_bytes_needed(const Params& p);
+// Device memory the target variants map.
+double device_bytes_needed(const Params& p);
+
+struct Observables {
+  double mass = 0;          // sum of rho over fluid cells
+  double rho_min = 0, rho_max = 0;
+  double max_U = 0;         // max |u + F / (2 rho)| over fluid cells
+  bool droplet = false;
+  double p_in = 0, p_out = 0, radius = 0;
+};
+
+class LbmInstance final : public Instance {
+ public:
+  explicit LbmInstance(const Params& params);
+  nlohmann::json params() const override;
+  Model model() const override;
+  std::vector<PhaseModel> phases() const override;
+  void reset() override;
+  Check validate(int repetitions) const override;
+  nlohmann::json observables() const override;
+
+  // The current state (after the steps run so far) and the lattice the next step writes.
+  double* f() { return lat[cur].data(); }
+  double* g() { return lat[cur ^ 1].data(); }
+  const double* f() const { return lat[cur].data(); }
+  void swap() { cur ^= 1; }
+
+  // Observables of a state held in `pop` (a lattice laid out as above).
+  Observables measure(const double* pop) const;
+  // The reference state after `total_steps` steps (host, computed in the
+  // order of host_naive, cached and advanced incrementally).
+  const double* reference_state(long total_steps) const;
+  // Total mass of a state with long-double accumulation.
+  long double mass_of(const double* pop) const;
+
+  Params p;
+  Grid grid;
+  Coeffs coeffs;
+  AlignedArray<double> lat[2];
+  AlignedArray<double> rho, ux, uy, uz, psi;
+  AlignedArray<std::uint8_t> solid;
+  int cur = 0;
+  bool on_device = false;  // set by the target variants' enter_data: kernels pick launch sizes by it
+  long double initial_mass = 0;
+
+ private:
+  void initial_state(double* pop) const;
+  struct Reference;
+  mutable std::shared_ptr<Reference> ref_;
+};
+
+// Checks the parameters and the memory (host and device), then allocates.
+std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& limits);
+
+}  // namespace ompref::lbm

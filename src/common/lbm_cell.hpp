@@ -1,0 +1,175 @@
+#pragma once
+// The arithmetic of one lattice cell, shared by every lbm variant (host and
+// target) and by the host reference: D3Q19 in openLBMflow's order, moments,
+// Shan-Chen + adsorption + gravity force, BGK collision with the velocity
+// shift. Inline functions in a declare-target block, not macros: the device
+// pass compiles them for the GPU, the host pass for the CPU, from one text.
+//
+// Loops over the 19 directions test the direction tables against constants
+// (`if (ex[i] > 0) ... else if (ex[i] < 0) ...`): once the compiler unrolls
+// them, the tests vanish and only the additions that are not zero remain, in
+// the same order on every side.
+#include <cmath>
+#include <cstdint>
+
+// Full unrolling of the 19-direction loops, spelled for each compiler.
+#if defined(__clang__)
+#define OMPREF_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define OMPREF_UNROLL _Pragma("GCC unroll 19")
+#else
+#define OMPREF_UNROLL
+#endif
+
+namespace ompref::lbm {
+
+#pragma omp declare target
+
+constexpr int Q = 19;
+constexpr int ex[Q] = {0, 1, 1, 0, -1, -1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, -1, 1};
+constexpr int ey[Q] = {0, 0, 1, 1, 1, 0, -1, -1, -1, 1, 0, -1, -1, 0, 1, 0, 0, 0, 0};
+constexpr int ez[Q] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, -1, -1, -1, 1, 1, -1, -1};
+constexpr int opp[Q] = {0, 5, 6, 7, 8, 1, 2, 3, 4, 12, 13, 14, 9, 10, 11, 17, 18, 15, 16};
+constexpr double w0 = 1.0 / 3.0, w1 = 1.0 / 18.0, w2 = 1.0 / 36.0;
+constexpr double wt[Q] = {w0, w1, w2, w1, w2, w1, w2, w1, w2, w2, w1, w2, w2, w1, w2, w2, w2, w2, w2};
+
+// Everything a cell update needs besides its neighbourhood (passed by value to kernels).
+struct Coeffs {
+  double G = -6.0;        // cohesion (Shan-Chen) strength
+  double G_ads = 0.0;     // adsorption strength against solid neighbours
+  double gx = 0, gy = 0, gz = 0;  // body acceleration
+  double tau = 1.0;
+  double omega = 1.0;     // 1 / tau
+  double rho_solid = 1.0; // fixed density of solid cells: sets wetting through psi
+};
+
+// The lattice geometry: nx*ny*nz cells, x fastest; a direction's array is `stride` long.
+struct Grid {
+  int nx = 0, ny = 0, nz = 0;
+  long n = 0;        // cells
+  long stride = 0;   // n rounded up to 8 doubles (64 bytes): each direction's array starts aligned
+};
+
+// Density and velocity moments of one cell (u = j / rho).
+inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
+  double r = 0, jx = 0, jy = 0, jz = 0;
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) {
+    r += f[i];
+    if (ex[i] > 0) jx += f[i]; else if (ex[i] < 0) jx -= f[i];
+    if (ey[i] > 0) jy += f[i]; else if (ey[i] < 0) jy -= f[i];
+    if (ez[i] > 0) jz += f[i]; else if (ez[i] < 0) jz -= f[i];
+  }
+  rho = r;
+  const double inv = 1.0 / r;
+  ux = jx * inv;
+  uy = jy * inv;
+  uz = jz * inv;
+}
+
+// The Shan-Chen pseudopotential psi = 1 - exp(-rho).
+inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
+
+// Total force on a fluid cell: cohesion -G psi sum w psi_n e, adsorption
+// -G_ads psi sum w s_n e (s = 1 on solid neighbours), gravity rho g.
+// psin[i] and solid_n[i] belong to the neighbour at x + e_i (index 0 unused).
+inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
+                        const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy, double& Fz) {
+  double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
+  OMPREF_UNROLL
+  for (int i = 1; i < Q; ++i) {
+    const double p = wt[i] * psin[i];
+    const double s = solid_n[i] ? wt[i] : 0.0;
+    if (ex[i] > 0) { sx += p; ax += s; } else if (ex[i] < 0) { sx -= p; ax -= s; }
+    if (ey[i] > 0) { sy += p; ay += s; } else if (ey[i] < 0) { sy -= p; ay -= s; }
+    if (ez[i] > 0) { sz += p; az += s; } else if (ez[i] < 0) { sz -= p; az -= s; }
+  }
+  const double cg = -c.G * psi, ca = -c.G_ads * psi;
+  Fx = cg * sx + ca * ax + rho * c.gx;
+  Fy = cg * sy + ca * ay + rho * c.gy;
+  Fz = cg * sz + ca * az + rho * c.gz;
+}
+
+// BGK collision towards f_eq(rho, u_eq), u_eq = u + tau F / rho (Shan-Chen's
+// velocity shift), in place.
+inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy, double uz,
+                    double Fx, double Fy, double Fz) {
+  const double s = c.tau / rho;
+  const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
+  const double usq = 1.5 * (vx * vx + vy * vy + vz * vz);
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) {
+    double eu = 0;
+    if (ex[i] > 0) eu += vx; else if (ex[i] < 0) eu -= vx;
+    if (ey[i] > 0) eu += vy; else if (ey[i] < 0) eu -= vy;
+    if (ez[i] > 0) eu += vz; else if (ez[i] < 0) eu -= vz;
+    const double feq = wt[i] * rho * (1.0 + 3.0 * eu + 4.5 * eu * eu - usq);
+    f[i] = f[i] - c.omega * (f[i] - feq);
+  }
+}
+
+// Indices of the 19 neighbours x + e_i of cell (x, y, z), every face periodic
+// (walls are solid cells inside the lattice, so a wrap across a wall face
+// only ever reaches a solid cell).
+// Cell indices are ints: make_instance refuses lattices of 2^30 cells or more.
+inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) {
+  const int X[3] = {x == 0 ? g.nx - 1 : x - 1, x, x == g.nx - 1 ? 0 : x + 1};
+  const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) * g.nx, y * g.nx, (y == g.ny - 1 ? 0 : y + 1) * g.nx};
+  const int plane = g.nx * g.ny;
+  const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) * plane, z * plane, (z == g.nz - 1 ? 0 : z + 1) * plane};
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) nb[i] = X[ex[i] + 1] + Y[ey[i] + 1] + Z[ez[i] + 1];
+}
+
+// Loads the 19 populations of cell k.
+inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) fl[i] = f[i * stride + k];
+}
+
+// calculate_phi for one cell: rho and u from the populations (fluid) or the
+// fixed solid density, and psi for every cell.
+inline void phi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k,
+                     double* rho, double* ux, double* uy, double* uz, double* psi) {
+  double r = c.rho_solid, vx = 0, vy = 0, vz = 0;
+  if (!solid[k]) {
+    double fl[Q];
+    load_cell(f, stride, k, fl);
+    moments(fl, r, vx, vy, vz);
+  }
+  rho[k] = r;
+  ux[k] = vx;
+  uy[k] = vy;
+  uz[k] = vz;
+  psi[k] = pseudo_potential(r);
+}
+
+// psi alone (the fused form's first pass): the same sum, in the same order, as moments().
+inline double psi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k) {
+  if (solid[k]) return pseudo_potential(c.rho_solid);
+  double r = 0;
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) r += f[i * stride + k];
+  return pseudo_potential(r);
+}
+
+// calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
+// given: force from the neighbours' psi and solid flags, then the collision;
+// `fl` holds the post-collision populations (where they go is the caller's).
+inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
+                    double rho, double ux, double uy, double uz, double (&fl)[Q]) {
+  double psin[Q];
+  std::uint8_t sn[Q];
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) {
+    psin[i] = psi[nb[i]];
+    sn[i] = solid[nb[i]];
+  }
+  double Fx, Fy, Fz;
+  total_force(c, rho, psi[k], psin, sn, Fx, Fy, Fz);
+  collide(c, fl, rho, ux, uy, uz, Fx, Fy, Fz);
+}
+
+#pragma omp end declare target
+
+}  // namespace ompref::lbm
