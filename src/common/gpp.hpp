@@ -27,11 +27,14 @@
 
 namespace ompref::gpp {
 
-// The mini-app's constants: e_lk = 10, dw = 1, wx clamped below at 1e-6.
+// The mini-app's constants: e_lk = 10, dw = 1, wx clamped below at 1e-6
+// (declared for the device too: the kernels read them).
+#pragma omp declare target
 constexpr double e_lk = 10.0;
 constexpr double dw = 1.0;
 constexpr double wx_floor = 1e-6;
 constexpr int nfreq = 3;
+#pragma omp end declare target
 
 // Flops of one (n1, k, ig, iw) term as the formula is written (the model of
 // every variant, whatever it executes): wdiff 1 (a real minus a complex: one

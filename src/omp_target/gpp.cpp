@@ -230,9 +230,14 @@ void target_tuned(GppInstance& s, RunContext& ctx) {
 }
 
 // Step 5, every device: device i of n gets the rows [nc i / n, nc (i+1) / n)
-// of I_eps_array (and every other array whole: wtilde is also read at igp),
-// runs target_udr's loop on its rows with `nowait`, and the host adds the
-// partial sums after a taskwait. With one device it is target_udr.
+// of I_eps_array (and every other array whole: wtilde is also read at igp)
+// and runs target_udr's arithmetic on its rows with `nowait`; the host adds
+// the partial sums after a taskwait. With one device it computes what
+// target_udr computes, in the same (k, n1) threads. One difference of shape:
+// a `reduction` clause on a `target ... nowait` construct hangs clang-19's
+// runtime when the region falls back to the host (measured here), so the
+// reduction is over n1 inside each team (`parallel for reduction`), and each
+// team writes its k's partial sum to an array the host adds up.
 struct Share {
   int lo, hi;
 };
@@ -272,20 +277,22 @@ void multi_exit_data(GppInstance& s, RunContext& ctx) {
 void target_multi(GppInstance& s, RunContext& ctx) {
   GPP_ARRAYS;
   const std::vector<int> devices = multi_devices(ctx);
-  std::vector<Complex3> partial(devices.size(), complex3_zero());
-  Complex3* part = partial.data();
+  // Per device, one partial sum per k, written by the team that owns k.
+  std::vector<Complex3> partial(devices.size() * ngpown);
   for (std::size_t i = 0; i < devices.size(); ++i) {
     const int dev = devices[i];
     const Share sh = share(s, i, devices.size());
     const int ig_lo = sh.lo, ig_hi = sh.hi;
     const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
-    Complex3& acc = part[i];  // lives until the taskwait
-#pragma omp target teams distribute parallel for collapse(2) device(dev) nowait depend(inout : part[i])     \
+    Complex3* part = partial.data() + i * ngpown;  // lives until the taskwait
+#pragma omp target teams distribute device(dev) nowait depend(out : part[0])                             \
     map(alloc : aqsm[0:nab], aqsn[0:nab], ieps[lo:len], wtilde[0:nig], vcoul[0:nc], e_n1kq[0:nb],         \
-                inv_igp_index[0:ngpown], indinv[0:nc + 1]) reduction(c3sum : acc)
+                inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:ngpown])
     for (int k = 0; k < ngpown; ++k) {
+      const int igp = indinv[inv_igp_index[k]];
+      Complex3 acc = complex3_zero();
+#pragma omp parallel for reduction(c3sum : acc)
       for (int n1 = 0; n1 < nb; ++n1) {
-        const int igp = indinv[inv_igp_index[k]];
         double wx[nfreq];
         for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
         Complex3 loc = complex3_zero();
@@ -295,6 +302,7 @@ void target_multi(GppInstance& s, RunContext& ctx) {
         }
         complex3_combine(acc, loc);
       }
+      part[k] = acc;
     }
   }
 #pragma omp taskwait
