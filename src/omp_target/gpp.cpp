@@ -157,75 +157,101 @@ void target_hoisted(GppInstance& s, RunContext& ctx) {
 // - factor(k, n1) leaves the ig loop altogether: sum_ig (delw I_eps) is
 //   multiplied by it once (no factor array, no per-term complex product);
 // - one divide for the three 1/|wdiff|^2 (add_term_factored).
-// OMPREF_GPP_TUNED="bands,ig_chunk,thread_limit" overrides the defaults (a
-// tuning knob: bands 1, 2, 4 or 8).
+// OMPREF_GPP_TUNED="bands,ig_chunk,thread_limit[,scalars]" overrides the
+// defaults (a tuning knob: bands 1, 2, 4 or 8; scalars 1: six real reductions).
+// The defaults are the fastest shape measured on the H200 (docs/gpp.md).
 struct TunedShape {
   int bands = 4;
-  int ig_chunk = 2048;
+  int ig_chunk = 8192;
   int threads = 128;
+  int scalars = 0;  // 1: six real reductions instead of the three-complex one
 };
 
 TunedShape tuned_shape() {
   TunedShape t;
   if (const char* env = std::getenv("OMPREF_GPP_TUNED")) {
-    int b = 0, c = 0, th = 0;
-    if (std::sscanf(env, "%d,%d,%d", &b, &c, &th) == 3 && (b == 1 || b == 2 || b == 4 || b == 8) && c > 0 &&
-        th > 0 && th <= 1024)
-      t = TunedShape{b, c, th};
+    int b = 0, c = 0, th = 0, sc = 0;
+    const int got = std::sscanf(env, "%d,%d,%d,%d", &b, &c, &th, &sc);
+    if (got >= 3 && (b == 1 || b == 2 || b == 4 || b == 8) && c > 0 && th > 0 && th <= 1024)
+      t = TunedShape{b, c, th, got == 4 ? sc : 0};
   }
   return t;
 }
 
+#pragma omp declare target
+// One thread's work: bands [n0, n0 + Bands) at k, rows [ig0, ig1); returns its three sums.
 template <int Bands>
-Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads) {
+inline Complex3 tuned_element(int n0, int k, int ig0, int ig1, int nb, int ngpown, const Complex* aqsm,
+                              const Complex* aqsn, const Complex* ieps, const Complex* wtilde, const double* vcoul,
+                              const double* e_n1kq, const int* inv_igp_index, const int* indinv) {
+  double wx[Bands][nfreq];
+  Complex sum[Bands][nfreq];
+  for (int b = 0; b < Bands; ++b) {
+    const int n1 = n0 + b < nb ? n0 + b : nb - 1;  // past the last band: computed, then dropped
+    for (int iw = 0; iw < nfreq; ++iw) {
+      wx[b][iw] = wx_of(e_n1kq[n1], iw);
+      sum[b][iw] = Complex{0.0, 0.0};
+    }
+  }
+  for (int ig = ig0; ig < ig1; ++ig) {
+    const Complex w = wtilde[ig * ngpown + k];
+    const Complex e = ieps[ig * ngpown + k];
+    for (int b = 0; b < Bands; ++b) add_term_factored(wx[b], w, e, sum[b]);
+  }
+  const int igp = indinv[inv_igp_index[k]];
+  const Complex wk = wtilde[igp * ngpown + k];
+  Complex3 loc = complex3_zero();
+  for (int b = 0; b < Bands; ++b) {
+    if (n0 + b >= nb) break;
+    const int n1 = n0 + b;
+    const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wk);
+    for (int iw = 0; iw < nfreq; ++iw) loc.v[iw] += sum[b][iw] * factor;
+  }
+  return loc;
+}
+#pragma omp end declare target
+
+#define GPP_TUNED_ELEMENT                                                                                   \
+  tuned_element<Bands>(bb * Bands, k, c * ig_chunk, std::min(nc, c * ig_chunk + ig_chunk), nb, ngpown, aqsm, \
+                       aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv)
+
+template <int Bands>
+Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool scalars) {
   GPP_ARRAYS;
   const int nbb = (nb + Bands - 1) / Bands;
   const int nchunks = (nc + ig_chunk - 1) / ig_chunk;
+  if (scalars) {
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) GPP_MAP \
+    reduction(+ : re0, im0, re1, im1, re2, im2)
+    for (int c = 0; c < nchunks; ++c)
+      for (int bb = 0; bb < nbb; ++bb)
+        for (int k = 0; k < ngpown; ++k) {
+          const Complex3 loc = GPP_TUNED_ELEMENT;
+          re0 += loc.v[0].re, im0 += loc.v[0].im;
+          re1 += loc.v[1].re, im1 += loc.v[1].im;
+          re2 += loc.v[2].re, im2 += loc.v[2].im;
+        }
+    return Complex3{{{re0, im0}, {re1, im1}, {re2, im2}}};
+  }
   Complex3 acc = complex3_zero();
 #pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) GPP_MAP \
     reduction(c3sum : acc)
-  for (int c = 0; c < nchunks; ++c) {
-    for (int bb = 0; bb < nbb; ++bb) {
-      for (int k = 0; k < ngpown; ++k) {
-        const int n0 = bb * Bands;
-        double wx[Bands][nfreq];
-        Complex sum[Bands][nfreq];
-        for (int b = 0; b < Bands; ++b) {
-          const int n1 = std::min(n0 + b, nb - 1);  // past the last band: computed, then dropped
-          for (int iw = 0; iw < nfreq; ++iw) {
-            wx[b][iw] = wx_of(e_n1kq[n1], iw);
-            sum[b][iw] = Complex{0.0, 0.0};
-          }
-        }
-        const int ig0 = c * ig_chunk, ig1 = std::min(nc, ig0 + ig_chunk);
-        for (int ig = ig0; ig < ig1; ++ig) {
-          const Complex w = wtilde[ig * ngpown + k];
-          const Complex e = ieps[ig * ngpown + k];
-          for (int b = 0; b < Bands; ++b) add_term_factored(wx[b], w, e, sum[b]);
-        }
-        const int igp = indinv[inv_igp_index[k]];
-        const Complex wk = wtilde[igp * ngpown + k];
-        Complex3 loc = complex3_zero();
-        for (int b = 0; b < Bands; ++b) {
-          if (n0 + b >= nb) break;
-          const int n1 = n0 + b;
-          const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wk);
-          for (int iw = 0; iw < nfreq; ++iw) loc.v[iw] += sum[b][iw] * factor;
-        }
-        complex3_combine(acc, loc);
-      }
-    }
-  }
+  for (int c = 0; c < nchunks; ++c)
+    for (int bb = 0; bb < nbb; ++bb)
+      for (int k = 0; k < ngpown; ++k) complex3_combine(acc, GPP_TUNED_ELEMENT);
   return acc;
 }
+#undef GPP_TUNED_ELEMENT
 
 void target_tuned(GppInstance& s, RunContext& ctx) {
-  static const TunedShape shape = tuned_shape();
-  switch (shape.bands) {
-    case 1: s.achtemp = tuned_kernel<1>(s, ctx.device, shape.ig_chunk, shape.threads); break;
-    case 2: s.achtemp = tuned_kernel<2>(s, ctx.device, shape.ig_chunk, shape.threads); break;
-    case 8: s.achtemp = tuned_kernel<8>(s, ctx.device, shape.ig_chunk, shape.threads); break;
-    default: s.achtemp = tuned_kernel<4>(s, ctx.device, shape.ig_chunk, shape.threads); break;
+  static const TunedShape t = tuned_shape();
+  const bool sc = t.scalars != 0;
+  switch (t.bands) {
+    case 1: s.achtemp = tuned_kernel<1>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    case 2: s.achtemp = tuned_kernel<2>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    case 8: s.achtemp = tuned_kernel<8>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    default: s.achtemp = tuned_kernel<4>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
   }
 }
 
