@@ -43,11 +43,11 @@ if(_id STREQUAL "GNU")
   if(_mode STREQUAL "none")
     set(OMPREF_OPENMP_FLAGS -fopenmp -foffload=disable)
   elseif(_mode STREQUAL "nvptx")
-    # PTX, compiled by the driver. -latomic: reductions over 16-byte types.
+    # PTX, compiled by the driver. -latomic: reductions over 16-byte types; -lm: exp() in device code.
     # gcc-12's nvptx back end knows sm_30/sm_35/sm_53/sm_70/sm_75/sm_80.
     set(OMPREF_OPENMP_FLAGS -fopenmp)
-    set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic")
-    set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic")
+    set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic -lm")
+    set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic -lm")
   elseif(_mode STREQUAL "amdgcn")  # untested
     set(OMPREF_OPENMP_FLAGS -fopenmp)
     set(OMPREF_OFFLOAD_FLAGS -foffload=amdgcn-amdhsa "-foffload-options=amdgcn-amdhsa=-march=${_arch}")
