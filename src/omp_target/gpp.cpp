@@ -305,33 +305,41 @@ void target_multi(GppInstance& s, RunContext& ctx) {
   const std::vector<int> devices = multi_devices(ctx);
   // Per device, one partial sum per k, written by the team that owns k.
   std::vector<Complex3> partial(devices.size() * ngpown);
-  for (std::size_t i = 0; i < devices.size(); ++i) {
-    const int dev = devices[i];
-    const Share sh = share(s, i, devices.size());
-    const int ig_lo = sh.lo, ig_hi = sh.hi;
-    const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
-    Complex3* part = partial.data() + i * ngpown;  // lives until the taskwait
+  // The target tasks are made inside a parallel region, one thread per device
+  // (so a runtime without asynchronous targets still runs the devices at once).
+  // Outside one, gcc-12's libgomp gives `nowait` an ad-hoc team that the next
+  // parallel region of the process can deadlock on after a host fallback.
+#pragma omp parallel num_threads(int(devices.size()))
+#pragma omp single
+  {
+    for (std::size_t i = 0; i < devices.size(); ++i) {
+      const int dev = devices[i];
+      const Share sh = share(s, i, devices.size());
+      const int ig_lo = sh.lo, ig_hi = sh.hi;
+      const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
+      Complex3* part = partial.data() + i * ngpown;  // lives until the taskwait
 #pragma omp target teams distribute device(dev) nowait depend(out : part[0])                             \
-    map(alloc : aqsm[0:nab], aqsn[0:nab], ieps[lo:len], wtilde[0:nig], vcoul[0:nc], e_n1kq[0:nb],         \
-                inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:ngpown])
-    for (int k = 0; k < ngpown; ++k) {
-      const int igp = indinv[inv_igp_index[k]];
-      Complex3 acc = complex3_zero();
+      map(alloc : aqsm[0:nab], aqsn[0:nab], ieps[lo:len], wtilde[0:nig], vcoul[0:nc], e_n1kq[0:nb],         \
+                  inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:ngpown])
+      for (int k = 0; k < ngpown; ++k) {
+        const int igp = indinv[inv_igp_index[k]];
+        Complex3 acc = complex3_zero();
 #pragma omp parallel for reduction(c3sum : acc)
-      for (int n1 = 0; n1 < nb; ++n1) {
-        double wx[nfreq];
-        for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
-        Complex3 loc = complex3_zero();
-        for (int ig = ig_lo; ig < ig_hi; ++ig) {
-          const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
-          add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
+        for (int n1 = 0; n1 < nb; ++n1) {
+          double wx[nfreq];
+          for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
+          Complex3 loc = complex3_zero();
+          for (int ig = ig_lo; ig < ig_hi; ++ig) {
+            const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
+            add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
+          }
+          complex3_combine(acc, loc);
         }
-        complex3_combine(acc, loc);
+        part[k] = acc;
       }
-      part[k] = acc;
     }
-  }
 #pragma omp taskwait
+  }
   Complex3 total = complex3_zero();
   for (const Complex3& p : partial) complex3_combine(total, p);
   s.achtemp = total;
