@@ -96,7 +96,11 @@ inline void add_term(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Co
 // >= 0.09 and <= 200), not of data with wdiff = 0, where the mini-app divides
 // by zero as well.
 inline void add_term_factored(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Complex (&s)[nfreq]) {
-  const double im2 = wtilde.im * wtilde.im;
+  const double wim = wtilde.im, im2 = wim * wim;
+  // conj(wdiff) I_eps = (r + i wim)(e.re + i e.im) with r = wx - wtilde.re:
+  // the products of wim do not depend on the frequency, so they are formed
+  // once and each frequency costs two FMAs for the product and two for the sum.
+  const double wim_eim = wim * ieps.im, wim_ere = wim * ieps.re;
   const double r0 = wx[0] - wtilde.re, r1 = wx[1] - wtilde.re, r2 = wx[2] - wtilde.re;
   const double d0 = r0 * r0 + im2, d1 = r1 * r1 + im2, d2 = r2 * r2 + im2;
   const double d01 = d0 * d1;
@@ -104,10 +108,12 @@ inline void add_term_factored(const double (&wx)[nfreq], Complex wtilde, Complex
   const double inv2 = inv * d01;
   const double inv01 = inv * d2;
   const double inv0 = inv01 * d1, inv1 = inv01 * d0;
-  // conj(wdiff) = (wx - wtilde.re) + i wtilde.im
-  s[0] += Complex{r0, wtilde.im} * scale(ieps, inv0);
-  s[1] += Complex{r1, wtilde.im} * scale(ieps, inv1);
-  s[2] += Complex{r2, wtilde.im} * scale(ieps, inv2);
+  s[0].re += (r0 * ieps.re - wim_eim) * inv0;
+  s[0].im += (r0 * ieps.im + wim_ere) * inv0;
+  s[1].re += (r1 * ieps.re - wim_eim) * inv1;
+  s[1].im += (r1 * ieps.im + wim_ere) * inv1;
+  s[2].re += (r2 * ieps.re - wim_eim) * inv2;
+  s[2].im += (r2 * ieps.im + wim_ere) * inv2;
 }
 
 #pragma omp end declare target

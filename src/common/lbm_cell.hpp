@@ -12,6 +12,8 @@
 #include <cmath>
 #include <cstdint>
 
+// The cell functions are always inlined: a call left in a cell loop keeps the
+// host's `omp simd` from vectorising it.
 // Full unrolling of the 19-direction loops, spelled for each compiler.
 #if defined(__clang__)
 #define OMPREF_UNROLL _Pragma("unroll")
@@ -51,7 +53,7 @@ struct Grid {
 };
 
 // Density and velocity moments of one cell (u = j / rho).
-inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
+[[gnu::always_inline]] inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
   double r = 0, jx = 0, jy = 0, jz = 0;
   OMPREF_UNROLL
   for (int i = 0; i < Q; ++i) {
@@ -73,13 +75,13 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 // Total force on a fluid cell: cohesion -G psi sum w psi_n e, adsorption
 // -G_ads psi sum w s_n e (s = 1 on solid neighbours), gravity rho g.
 // psin[i] and solid_n[i] belong to the neighbour at x + e_i (index 0 unused).
-inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
+[[gnu::always_inline]] inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
                         const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy, double& Fz) {
   double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
   OMPREF_UNROLL
   for (int i = 1; i < Q; ++i) {
     const double p = wt[i] * psin[i];
-    const double s = solid_n[i] ? wt[i] : 0.0;
+    const double s = wt[i] * double(solid_n[i] != 0);  // exactly wt[i] or 0, without a branch
     if (ex[i] > 0) { sx += p; ax += s; } else if (ex[i] < 0) { sx -= p; ax -= s; }
     if (ey[i] > 0) { sy += p; ay += s; } else if (ey[i] < 0) { sy -= p; ay -= s; }
     if (ez[i] > 0) { sz += p; az += s; } else if (ez[i] < 0) { sz -= p; az -= s; }
@@ -92,7 +94,7 @@ inline void total_force(const Coeffs& c, double rho, double psi, const double (&
 
 // BGK collision towards f_eq(rho, u_eq), u_eq = u + tau F / rho (Shan-Chen's
 // velocity shift), in place.
-inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy, double uz,
+[[gnu::always_inline]] inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy, double uz,
                     double Fx, double Fy, double Fz) {
   const double s = c.tau / rho;
   const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
@@ -121,26 +123,39 @@ inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) 
   for (int i = 0; i < Q; ++i) nb[i] = X[ex[i] + 1] + Y[ey[i] + 1] + Z[ez[i] + 1];
 }
 
+// Offsets of the 19 neighbours of a cell of row (y, z) that is not on an x
+// face (0 < x < nx - 1): the row fixes the y and z wraps, so x + e_i is cell
+// k + off[i] all along the row's interior. Written this way, the neighbours of
+// consecutive cells are consecutive addresses: the host's `omp simd` loads
+// and stores them as vectors instead of gathering them one by one.
+inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
+  const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) - y, 0, (y == g.ny - 1 ? 0 : y + 1) - y};
+  const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) - z, 0, (z == g.nz - 1 ? 0 : z + 1) - z};
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) off[i] = ex[i] + g.nx * (Y[ey[i] + 1] + g.ny * Z[ez[i] + 1]);
+}
+
 // Loads the 19 populations of cell k.
-inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
+[[gnu::always_inline]] inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
   OMPREF_UNROLL
   for (int i = 0; i < Q; ++i) fl[i] = f[i * stride + k];
 }
 
 // calculate_phi for one cell: rho and u from the populations (fluid) or the
 // fixed solid density, and psi for every cell.
-inline void phi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k,
+[[gnu::always_inline]] inline void phi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k,
                      double* rho, double* ux, double* uy, double* uz, double* psi) {
-  double r = c.rho_solid, vx = 0, vy = 0, vz = 0;
-  if (!solid[k]) {
-    double fl[Q];
-    load_cell(f, stride, k, fl);
-    moments(fl, r, vx, vy, vz);
-  }
+  // Branch-free (a solid cell's populations are loaded and dropped) so that
+  // a vectorised loop needs no masked loads.
+  double fl[Q], r, vx, vy, vz;
+  load_cell(f, stride, k, fl);
+  moments(fl, r, vx, vy, vz);
+  const bool s = solid[k] != 0;
+  r = s ? c.rho_solid : r;
   rho[k] = r;
-  ux[k] = vx;
-  uy[k] = vy;
-  uz[k] = vz;
+  ux[k] = s ? 0.0 : vx;
+  uy[k] = s ? 0.0 : vy;
+  uz[k] = s ? 0.0 : vz;
   psi[k] = pseudo_potential(r);
 }
 
@@ -156,7 +171,7 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
 // calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
 // given: force from the neighbours' psi and solid flags, then the collision;
 // `fl` holds the post-collision populations (where they go is the caller's).
-inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
+[[gnu::always_inline]] inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
                     double rho, double ux, double uy, double uz, double (&fl)[Q]) {
   double psin[Q];
   std::uint8_t sn[Q];
