@@ -52,7 +52,7 @@ struct Params {
   double width = 3.0;          // tanh interface width
   double rho_solid = 1.0;      // the walls' fixed density (psi of walls sets wetting)
   bool walls_y = true;         // solid planes at y = 0 and y = ny - 1
-  int tile[3] = {64, 4, 4};    // host_tiled: TX x TY x TZ
+  int tile[3] = {512, 2, 1};   // host_tiled: TX x TY x TZ (clipped to the lattice); H200 host sweep best
   int shape[3] = {128, 1, 1};  // target_shaped: cells of one team's tile (threads = product); H200 sweep best
   int block[3] = {1, 2, 1};    // target_many: cells one thread updates; H200 sweep best
   int fshape[3] = {128, 1, 1}; // target_fused: cells of one team's tile; H200 sweep best

@@ -81,7 +81,7 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
   OMPREF_UNROLL
   for (int i = 1; i < Q; ++i) {
     const double p = wt[i] * psin[i];
-    const double s = wt[i] * double(solid_n[i] != 0);  // exactly wt[i] or 0, without a branch
+    const double s = solid_n[i] ? wt[i] : 0.0;
     if (ex[i] > 0) { sx += p; ax += s; } else if (ex[i] < 0) { sx -= p; ax -= s; }
     if (ey[i] > 0) { sy += p; ay += s; } else if (ey[i] < 0) { sy -= p; ay -= s; }
     if (ez[i] > 0) { sz += p; az += s; } else if (ez[i] < 0) { sz -= p; az -= s; }
@@ -141,12 +141,13 @@ inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
   for (int i = 0; i < Q; ++i) fl[i] = f[i * stride + k];
 }
 
-// calculate_phi for one cell: rho and u from the populations (fluid) or the
-// fixed solid density, and psi for every cell.
-[[gnu::always_inline]] inline void phi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k,
-                     double* rho, double* ux, double* uy, double* uz, double* psi) {
-  // Branch-free (a solid cell's populations are loaded and dropped) so that
-  // a vectorised loop needs no masked loads.
+// calculate_phi's moments for one cell: rho and u from the populations
+// (fluid) or the fixed solid density (solid). Branch-free (a solid cell's
+// populations are loaded and dropped), so that a vectorised loop needs no
+// masked loads. Returns the density it stored.
+[[gnu::always_inline]] inline double moments_cell(const Coeffs& c, const double* f, long stride,
+                                                const std::uint8_t* solid, long k, double* rho, double* ux,
+                                                double* uy, double* uz) {
   double fl[Q], r, vx, vy, vz;
   load_cell(f, stride, k, fl);
   moments(fl, r, vx, vy, vz);
@@ -156,7 +157,14 @@ inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
   ux[k] = s ? 0.0 : vx;
   uy[k] = s ? 0.0 : vy;
   uz[k] = s ? 0.0 : vz;
-  psi[k] = pseudo_potential(r);
+  return r;
+}
+
+// calculate_phi for one cell: the moments, and psi for every cell.
+[[gnu::always_inline]] inline void phi_cell(const Coeffs& c, const double* f, long stride,
+                                            const std::uint8_t* solid, long k, double* rho, double* ux,
+                                            double* uy, double* uz, double* psi) {
+  psi[k] = pseudo_potential(moments_cell(c, f, stride, solid, k, rho, ux, uy, uz));
 }
 
 // psi alone (the fused form's first pass): the same sum, in the same order, as moments().

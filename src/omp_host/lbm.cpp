@@ -103,8 +103,11 @@ void tiled_phi(LbmInstance& s) {
           for (int y = y0; y < (y0 + ty < g.ny ? y0 + ty : g.ny); ++y) {
             const long row = long(g.nx) * (y + long(g.ny) * z);
             const int x1 = x0 + tx < g.nx ? x0 + tx : g.nx;
+            // Two loops instead of phi_cell: the moments vectorise, the call to
+            // exp() would stop them; psi then reads rho back from L1.
 #pragma omp simd
-            for (int x = x0; x < x1; ++x) phi_cell(c, f, stride, solid, row + x, rho, ux, uy, uz, psi);
+            for (int x = x0; x < x1; ++x) moments_cell(c, f, stride, solid, row + x, rho, ux, uy, uz);
+            for (int x = x0; x < x1; ++x) psi[row + x] = pseudo_potential(rho[row + x]);
           }
 }
 

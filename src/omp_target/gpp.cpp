@@ -163,7 +163,7 @@ void target_hoisted(GppInstance& s, RunContext& ctx) {
 struct TunedShape {
   int bands = 4;
   int ig_chunk = 8192;
-  int threads = 128;
+  int threads = 192;
   int scalars = 0;  // 1: six real reductions instead of the three-complex one
 };
 
