@@ -12,8 +12,6 @@
 #include <cmath>
 #include <cstdint>
 
-// The cell functions are always inlined: a call left in a cell loop keeps the
-// host's `omp simd` from vectorising it.
 // Full unrolling of the 19-direction loops, spelled for each compiler.
 #if defined(__clang__)
 #define OMPREF_UNROLL _Pragma("unroll")
@@ -25,6 +23,8 @@
 
 namespace ompref::lbm {
 
+// The cell functions are always inlined: a call left in a cell loop keeps the
+// host's `omp simd` from vectorising it.
 #pragma omp declare target
 
 constexpr int Q = 19;
@@ -76,7 +76,8 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 // -G_ads psi sum w s_n e (s = 1 on solid neighbours), gravity rho g.
 // psin[i] and solid_n[i] belong to the neighbour at x + e_i (index 0 unused).
 [[gnu::always_inline]] inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
-                        const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy, double& Fz) {
+                                               const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy,
+                                               double& Fz) {
   double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
   OMPREF_UNROLL
   for (int i = 1; i < Q; ++i) {
@@ -94,8 +95,8 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 
 // BGK collision towards f_eq(rho, u_eq), u_eq = u + tau F / rho (Shan-Chen's
 // velocity shift), in place.
-[[gnu::always_inline]] inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy, double uz,
-                    double Fx, double Fy, double Fz) {
+[[gnu::always_inline]] inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy,
+                                           double uz, double Fx, double Fy, double Fz) {
   const double s = c.tau / rho;
   const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
   const double usq = 1.5 * (vx * vx + vy * vy + vz * vz);
@@ -179,8 +180,9 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
 // calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
 // given: force from the neighbours' psi and solid flags, then the collision;
 // `fl` holds the post-collision populations (where they go is the caller's).
-[[gnu::always_inline]] inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
-                    double rho, double ux, double uy, double uz, double (&fl)[Q]) {
+[[gnu::always_inline]] inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k,
+                                           const int (&nb)[Q], double rho, double ux, double uy, double uz,
+                                           double (&fl)[Q]) {
   double psin[Q];
   std::uint8_t sn[Q];
   OMPREF_UNROLL

@@ -25,6 +25,18 @@ void naive_phi(LbmInstance& s) {
   for (long k = 0; k < n; ++k) phi_cell(c, f, stride, solid, k, rho, ux, uy, uz, psi);
 }
 
+// One fluid cell of calculate_fn with its 19 neighbours in nb: force,
+// collision, push (stream to x + e_i). host_naive and host_tiled both call it.
+[[gnu::always_inline]] inline void fn_push(const Coeffs& c, const double* f, double* out, long stride,
+                                           const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
+                                           double rho, double ux, double uy, double uz) {
+  double fl[Q];
+  load_cell(f, stride, k, fl);
+  fn_cell(c, solid, psi, k, nb, rho, ux, uy, uz, fl);
+  OMPREF_UNROLL
+  for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];
+}
+
 void naive_fn(LbmInstance& s) {
   const Coeffs c = s.coeffs;
   const Grid g = s.grid;
@@ -41,10 +53,7 @@ void naive_fn(LbmInstance& s) {
         if (solid[k]) continue;
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);
-        double fl[Q];
-        load_cell(f, stride, k, fl);
-        fn_cell(c, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k], fl);
-        for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];  // push: stream to x + e_i
+        fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
       }
 }
 
@@ -109,17 +118,6 @@ void tiled_phi(LbmInstance& s) {
             for (int x = x0; x < x1; ++x) moments_cell(c, f, stride, solid, row + x, rho, ux, uy, uz);
             for (int x = x0; x < x1; ++x) psi[row + x] = pseudo_potential(rho[row + x]);
           }
-}
-
-// One fluid cell of calculate_fn with its 19 neighbours in nb: force,
-// collision, push. The same body as naive_fn's.
-[[gnu::always_inline]] inline void fn_push(const Coeffs& c, const double* f, double* out, long stride, const std::uint8_t* solid,
-                    const double* psi, long k, const int (&nb)[Q], double rho, double ux, double uy, double uz) {
-  double fl[Q];
-  load_cell(f, stride, k, fl);
-  fn_cell(c, solid, psi, k, nb, rho, ux, uy, uz, fl);
-  OMPREF_UNROLL
-  for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];
 }
 
 // A row segment of the tile: cells on an x face, and segments holding solid
