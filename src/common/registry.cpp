@@ -9,7 +9,14 @@
 
 namespace ompref {
 
-const char* kind_name(Kind kind) { return kind == Kind::host ? "host" : "target"; }
+const char* kind_name(Kind kind) {
+  switch (kind) {
+    case Kind::host: return "host";
+    case Kind::target: return "target";
+    case Kind::native: return "native";
+  }
+  return "?";
+}
 
 static std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 
@@ -65,7 +72,7 @@ std::vector<const Variant*> Registry::variants(const std::string& workload) cons
   std::vector<const Variant*> out;
   for (Workload* w : workloads()) {
     if (!workload.empty() && w->name() != workload) continue;
-    for (Kind kind : {Kind::host, Kind::target})
+    for (Kind kind : {Kind::host, Kind::target, Kind::native})
       for (auto& v : variants_)
         if (v.workload == w->name() && v.kind == kind) out.push_back(&v);
   }

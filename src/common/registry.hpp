@@ -13,13 +13,17 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "common/device_data.hpp"
+
 namespace CLI {
 class App;
 }
 
 namespace ompref {
 
-enum class Kind { host, target };
+// host_*: OpenMP on the CPU; target_*: OpenMP offload; native_*: plain CUDA on
+// the same instance data (built only where a CUDA toolkit is found).
+enum class Kind { host, target, native };
 const char* kind_name(Kind kind);
 
 // What the runner knows of memory before a workload allocates anything.
@@ -98,6 +102,7 @@ class PhaseClock {
 struct RunContext {
   int device = 0;                 // OpenMP device number for target variants
   std::vector<int> devices;       // every device the run may use (multi-device variants)
+  bool on_device = false;         // target regions really run on `device` (not the host fallback)
   PhaseClock clock;
 };
 
@@ -111,6 +116,8 @@ struct Variant {
   RunFunction run;                // one repetition
   RunFunction enter_data;         // target: allocate and copy to the device(s), before timing
   RunFunction exit_data;          // target: copy results back and release, after timing
+  std::string kernel;             // the kernel it runs, for workloads of several kernels (empty: the workload's one)
+  bool measures_ceiling = false;  // its best phase time is the bandwidth ceiling of its place
 };
 
 class Registry {
@@ -141,15 +148,40 @@ RunFunction typed(void (*fn)(I&, RunContext&)) {
 template <class I>
 Variant host_variant(std::string workload, std::string name, std::string sentence,
                      void (*run)(I&, RunContext&)) {
-  return Variant{std::move(workload), std::move(name), Kind::host, std::move(sentence), typed(run), {}, {}};
+  Variant v;
+  v.workload = std::move(workload);
+  v.name = std::move(name);
+  v.kind = Kind::host;
+  v.sentence = std::move(sentence);
+  v.run = typed(run);
+  return v;
 }
 
 template <class I>
 Variant target_variant(std::string workload, std::string name, std::string sentence,
                        void (*run)(I&, RunContext&), void (*enter_data)(I&, RunContext&),
                        void (*exit_data)(I&, RunContext&)) {
-  return Variant{std::move(workload), std::move(name), Kind::target, std::move(sentence),
-                 typed(run), typed(enter_data), typed(exit_data)};
+  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run);
+  v.kind = Kind::target;
+  v.enter_data = typed(enter_data);
+  v.exit_data = typed(exit_data);
+  return v;
+}
+
+// A target variant whose device data is one declaration beside the kernel
+// (common/device_data.hpp): the runner enters it before timing, exits after.
+template <class I>
+Variant target_variant(std::string workload, std::string name, std::string sentence,
+                       void (*run)(I&, RunContext&), DeviceData (*data)(I&)) {
+  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run);
+  v.kind = Kind::target;
+  v.enter_data = [data](Instance& instance, RunContext& context) {
+    data(static_cast<I&>(instance)).enter(context.device);
+  };
+  v.exit_data = [data](Instance& instance, RunContext& context) {
+    data(static_cast<I&>(instance)).exit(context.device);
+  };
+  return v;
 }
 
 // A static object of this type registers at program start.

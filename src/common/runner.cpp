@@ -25,10 +25,11 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
 
   instance.reset();
   if (variant.kind == Kind::target) {
+    ctx.on_device = target_runs_on_device(device);
     double t0 = omp_get_wtime();
     if (variant.enter_data) variant.enter_data(instance, ctx);
     r.transfer_s = omp_get_wtime() - t0;
-    r.on_device = target_runs_on_device(device);
+    r.on_device = ctx.on_device;
     r.device = device;
     r.ran_on = target_place(device, r.on_device);
   } else {

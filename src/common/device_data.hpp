@@ -1,0 +1,54 @@
+#pragma once
+// A kernel's device data, declared once, beside the kernel: the arrays it reads
+// (inputs) and the arrays it writes (outputs). The runner maps them before
+// timing and unmaps them after, so that no array is listed twice by hand:
+//   enter: `target enter data map(to:)` for every array. Outputs go too, NaN-
+//          poisoned by the instance's reset(), so that an element the kernel
+//          fails to write comes back NaN and fails validation.
+//   exit:  `target exit data map(from:)` for outputs, `map(release:)` for inputs.
+// The kernels then name the same arrays with map(alloc:) or map(to:)/(from:):
+// the runtime finds them present and moves nothing.
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+namespace ompref {
+
+class DeviceData {
+ public:
+  template <class T>
+  DeviceData& in(const T* data, std::int64_t count) {
+    return add(data, count * std::int64_t(sizeof(T)), false);
+  }
+  template <class T>
+  DeviceData& out(T* data, std::int64_t count) {
+    return add(data, count * std::int64_t(sizeof(T)), true);
+  }
+  // Whole containers (std::vector, AlignedArray: anything with data() and size()).
+  template <class C>
+  DeviceData& in(const C& container) {
+    return in(container.data(), std::int64_t(container.size()));
+  }
+  template <class C>
+  DeviceData& out(C& container) {
+    return out(container.data(), std::int64_t(container.size()));
+  }
+
+  void enter(int device) const;
+  void exit(int device) const;
+  std::int64_t bytes() const;
+
+ private:
+  struct Array {
+    char* data;
+    std::int64_t bytes;
+    bool out;
+  };
+  DeviceData& add(const void* data, std::int64_t bytes, bool out) {
+    if (data != nullptr && bytes > 0) arrays_.push_back({static_cast<char*>(const_cast<void*>(data)), bytes, out});
+    return *this;
+  }
+  std::vector<Array> arrays_;
+};
+
+}  // namespace ompref
