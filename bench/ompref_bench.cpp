@@ -33,6 +33,7 @@ void run_benchmark(benchmark::State& state, Workload* workload, const Variant* v
   RunContext ctx;
   ctx.device = 0;
   ctx.devices = {0};
+  ctx.on_device = variant->kind == Kind::target && target_runs_on_device(0);
   instance->reset();
   if (variant->enter_data) variant->enter_data(*instance, ctx);
   variant->run(*instance, ctx);  // warm-up (and, on a device, the JIT compile)
@@ -43,12 +44,12 @@ void run_benchmark(benchmark::State& state, Workload* workload, const Variant* v
     ++repetitions;
   }
   if (variant->exit_data) variant->exit_data(*instance, ctx);
-  Check check = instance->validate(repetitions);
+  Check check = instance->validate(repetitions, variant->kernel);
   if (!check.valid) {
     state.SkipWithError(("validation failed: " + check.detail).c_str());
     return;
   }
-  Model model = instance->model();
+  Model model = instance->model(variant->kernel);
   state.SetBytesProcessed(int64_t(model.bytes) * state.iterations());
   state.SetItemsProcessed(int64_t(model.flops) * state.iterations());
   state.counters["fom_" + model.fom_name] =

@@ -144,7 +144,7 @@ class GppValidation : public ::testing::Test {
     ASSERT_NE(v, nullptr);
     RunContext ctx;
     v->run(*s, ctx);
-    ASSERT_TRUE(s->validate(1).valid);
+    ASSERT_TRUE(s->validate(1, "").valid);
   }
   std::unique_ptr<GppInstance> s;
   const Variant* v = nullptr;
@@ -152,16 +152,16 @@ class GppValidation : public ::testing::Test {
 
 TEST_F(GppValidation, APartOffByOnePartInAMillionFails) {
   s->achtemp.v[2].im *= 1 + 1e-6;
-  Check c = s->validate(1);
+  Check c = s->validate(1, "");
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.detail.find("achtemp[2].im"), std::string::npos) << c.detail;
 }
 
 TEST_F(GppValidation, NaNAndUnwrittenFail) {
   s->achtemp.v[0].re = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(s->validate(1).valid);
+  EXPECT_FALSE(s->validate(1, "").valid);
   s->reset();
-  EXPECT_FALSE(s->validate(1).valid) << "reset() poisons achtemp";
+  EXPECT_FALSE(s->validate(1, "").valid) << "reset() poisons achtemp";
 }
 
 TEST_F(GppValidation, AKernelIgnoringTheBandEnergyFails) {
@@ -170,7 +170,7 @@ TEST_F(GppValidation, AKernelIgnoringTheBandEnergyFails) {
   for (int n1 = 0; n1 < s->nb; ++n1) s->e_n1kq[n1] = s->e_n1kq[0];
   RunContext ctx;
   v->run(*s, ctx);
-  EXPECT_FALSE(s->validate(1).valid);
+  EXPECT_FALSE(s->validate(1, "").valid);
 }
 
 TEST_F(GppValidation, ATransposedArrayFails) {
@@ -182,7 +182,7 @@ TEST_F(GppValidation, ATransposedArrayFails) {
   for (std::size_t i = 0; i < t.size(); ++i) s->I_eps_array[i] = t[i];
   RunContext ctx;
   v->run(*s, ctx);
-  EXPECT_FALSE(s->validate(1).valid);
+  EXPECT_FALSE(s->validate(1, "").valid);
 }
 
 TEST(Gpp, ToleranceIsWithinTheIssuesBoundOnPaper) {
@@ -197,9 +197,9 @@ TEST(Gpp, ToleranceIsWithinTheIssuesBoundOnPaper) {
 TEST(Gpp, ModelCountsTheStatedFlopsPerTerm) {
   auto s = make("tiny");
   const double terms = 32.0 * 32 * 512 * 3;  // bands x ngpown x ncouls x frequencies
-  EXPECT_DOUBLE_EQ(s->model().flops, flops_per_term * terms);
-  EXPECT_EQ(s->model().fom_name, "GFLOP/s");
-  EXPECT_GE(s->model().bytes, 2.0 * 16 * 512 * 32);  // I_eps and wtilde, read once
+  EXPECT_DOUBLE_EQ(s->model("").flops, flops_per_term * terms);
+  EXPECT_EQ(s->model("").fom_name, "GFLOP/s");
+  EXPECT_GE(s->model("").bytes, 2.0 * 16 * 512 * 32);  // I_eps and wtilde, read once
 }
 
 TEST(Gpp, DecksAreParsedStrictly) {

@@ -123,29 +123,29 @@ class LbmCorruption : public ::testing::Test {
 
 TEST_F(LbmCorruption, OneChangedPopulationFails) {
   s->f()[4 * s->grid.stride + fluid_cell()] *= 1.0 + 1e-10;
-  Check c = s->validate(2);
+  Check c = s->validate(2, "");
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.detail.find("population 4 of cell (5, 7, 9)"), std::string::npos) << c.detail;
 }
 
 TEST_F(LbmCorruption, NaNAndInfFail) {
   s->f()[fluid_cell()] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(s->validate(2).valid);
+  EXPECT_FALSE(s->validate(2, "").valid);
   s->f()[fluid_cell()] = std::numeric_limits<double>::infinity();
-  EXPECT_FALSE(s->validate(2).valid);
+  EXPECT_FALSE(s->validate(2, "").valid);
 }
 
 TEST_F(LbmCorruption, WrongStepCountFails) {
-  EXPECT_TRUE(s->validate(2).valid);
-  EXPECT_FALSE(s->validate(1).valid);
-  EXPECT_FALSE(s->validate(3).valid);
+  EXPECT_TRUE(s->validate(2, "").valid);
+  EXPECT_FALSE(s->validate(1, "").valid);
+  EXPECT_FALSE(s->validate(3, "").valid);
 }
 
 TEST_F(LbmCorruption, UnwrittenLatticeFails) {
   // reset() poisons the second lattice: a variant that never wrote it fails.
   s->reset();
   s->swap();
-  EXPECT_FALSE(s->validate(0).valid);
+  EXPECT_FALSE(s->validate(0, "").valid);
 }
 
 // ---- conservation ----------------------------------------------------------
@@ -240,9 +240,9 @@ TEST(Lbm, DropletsFollowLaplacesLaw) {
 TEST(Lbm, ModelIs472BytesPerCellPerStep) {
   auto s = make_instance(tiny_drops(), test_limits());
   const double updates = 32.0 * 32 * 32 * 10;
-  EXPECT_DOUBLE_EQ(s->model().bytes, 472 * updates);
-  EXPECT_DOUBLE_EQ(s->model().fom_amount, updates / 1e6);
-  EXPECT_EQ(s->model().fom_name, "MLUPS");
+  EXPECT_DOUBLE_EQ(s->model("").bytes, 472 * updates);
+  EXPECT_DOUBLE_EQ(s->model("").fom_amount, updates / 1e6);
+  EXPECT_EQ(s->model("").fom_name, "MLUPS");
 }
 
 TEST(Lbm, PaperSizeIsRefusedWhereItDoesNotFit) {

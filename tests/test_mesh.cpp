@@ -333,14 +333,14 @@ TEST_P(MeshCorruption, ChangedNaNOrUnwrittenOutputsFail) {
   for (double* p : targets) {
     const double saved = *p;
     *p = saved * (1 + 1e-9) + 1e-9;
-    EXPECT_FALSE(m->validate(2).valid) << name;
+    EXPECT_FALSE(m->validate(2, "").valid) << name;
     *p = std::numeric_limits<double>::quiet_NaN();
-    EXPECT_FALSE(m->validate(2).valid) << name;
+    EXPECT_FALSE(m->validate(2, "").valid) << name;
     *p = saved;
-    EXPECT_TRUE(m->validate(2).valid) << name;
+    EXPECT_TRUE(m->validate(2, "").valid) << name;
   }
   m->reset();
-  EXPECT_FALSE(m->validate(0).valid) << "nothing ran since reset";
+  EXPECT_FALSE(m->validate(0, "").valid) << "nothing ran since reset";
 }
 
 INSTANTIATE_TEST_SUITE_P(Kernels, MeshCorruption, ::testing::ValuesIn(kernels));
@@ -349,15 +349,15 @@ TEST(Mesh, ValidationChecksTheArgminAndTheRepetitions) {
   auto m = cube(3, "none", 0.1);
   run_one(*m, "mesh", "host_reduce", "custom", 1, 0);
   m->red.quality_min.index += 1;
-  EXPECT_FALSE(m->validate(1).valid);
+  EXPECT_FALSE(m->validate(1, "").valid);
   run_one(*m, "mesh", "host_direct", "custom", 3, 0);
-  EXPECT_TRUE(m->validate(3).valid);
-  EXPECT_FALSE(m->validate(2).valid) << "direct accumulates: the repetition count matters";
+  EXPECT_TRUE(m->validate(3, "").valid);
+  EXPECT_FALSE(m->validate(2, "").valid) << "direct accumulates: the repetition count matters";
   // Poisoned outputs: a kernel run then reset leaves NaN everywhere.
   run_one(*m, "mesh", "host_downward", "custom", 1, 0);
   m->reset();
   m->last = Kernel::downward;
-  EXPECT_FALSE(m->validate(1).valid);
+  EXPECT_FALSE(m->validate(1, "").valid);
 }
 
 // ---------------------------------------------------------------- libMeshb

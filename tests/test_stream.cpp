@@ -16,7 +16,7 @@ namespace {
 using ompref::testing::run_one;
 using ompref::testing::test_limits;
 
-std::unique_ptr<StreamInstance> tiny() { return make_instance(elements_for_size("tiny"), "tiny", test_limits()); }
+std::unique_ptr<StreamInstance> tiny() { return make_instance(elements_for_size("tiny"), test_limits()); }
 
 TEST(Stream, EveryVariantPassesAtTiny) {
   auto variants = registry().variants("stream");
@@ -37,8 +37,8 @@ TEST(Stream, ValidationReplaysTheRecurrenceExactly) {
   auto s = tiny();
   RunResult r = run_one(*s, "stream", "host_simd", "tiny", 3, 1);
   ASSERT_TRUE(r.check.valid);
-  EXPECT_FALSE(s->validate(3).valid) << "validating with the wrong repetition count must fail";
-  EXPECT_FALSE(s->validate(5).valid);
+  EXPECT_FALSE(s->validate(3, "").valid) << "validating with the wrong repetition count must fail";
+  EXPECT_FALSE(s->validate(5, "").valid);
 }
 
 class StreamCorruption : public ::testing::Test {
@@ -54,38 +54,38 @@ class StreamCorruption : public ::testing::Test {
 
 TEST_F(StreamCorruption, OneChangedElementFails) {
   s->b[12345] *= 1.0 + 1e-12;  // far beyond 100 eps
-  Check c = s->validate(reps);
+  Check c = s->validate(reps, "");
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.detail.find("b[12345]"), std::string::npos) << c.detail;
 }
 
 TEST_F(StreamCorruption, OneNaNElementFails) {
   s->c[s->n - 1] = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(s->validate(reps).valid);
+  EXPECT_FALSE(s->validate(reps, "").valid);
 }
 
 TEST_F(StreamCorruption, OneInfElementFails) {
   s->a[0] = std::numeric_limits<double>::infinity();
-  EXPECT_FALSE(s->validate(reps).valid);
+  EXPECT_FALSE(s->validate(reps, "").valid);
 }
 
 TEST_F(StreamCorruption, WrongDotFails) {
   s->dot *= 1.0 + 1e-6;
-  EXPECT_FALSE(s->validate(reps).valid);
+  EXPECT_FALSE(s->validate(reps, "").valid);
   s->dot = std::numeric_limits<double>::quiet_NaN();
-  EXPECT_FALSE(s->validate(reps).valid);
+  EXPECT_FALSE(s->validate(reps, "").valid);
 }
 
 TEST_F(StreamCorruption, AnErrorWithinToleranceStillPasses) {
   s->a[7] *= 1.0 + 10 * std::numeric_limits<double>::epsilon();
-  EXPECT_TRUE(s->validate(reps).valid);
+  EXPECT_TRUE(s->validate(reps, "").valid);
 }
 
 TEST(Stream, ResetPoisonsTheDot) {
   auto s = tiny();
   s->reset();
   EXPECT_TRUE(std::isnan(s->dot));
-  EXPECT_FALSE(s->validate(0).valid) << "an unwritten dot must fail";
+  EXPECT_FALSE(s->validate(0, "").valid) << "an unwritten dot must fail";
 }
 
 TEST(Stream, TargetVariantsSayWhereTheyRan) {
@@ -104,7 +104,7 @@ TEST(Stream, TargetVariantsSayWhereTheyRan) {
 TEST(Stream, ModelCountsBabelStreamBytes) {
   auto s = tiny();
   const double n = double(s->n);
-  EXPECT_DOUBLE_EQ(s->model().bytes, 12 * 8 * n);  // copy 2 + mul 2 + add 3 + triad 3 + dot 2 arrays
+  EXPECT_DOUBLE_EQ(s->model("").bytes, 12 * 8 * n);  // copy 2 + mul 2 + add 3 + triad 3 + dot 2 arrays
   auto phases = s->phases();
   ASSERT_EQ(phases.size(), 5u);
   EXPECT_DOUBLE_EQ(phases[3].bytes, 3 * 8 * n);
@@ -113,11 +113,11 @@ TEST(Stream, ModelCountsBabelStreamBytes) {
 TEST(Stream, MemoryIsCheckedBeforeAllocating) {
   MemoryLimits small;
   small.host_bytes = 1e6;
-  EXPECT_THROW(make_instance(elements_for_size("large"), "large", small), UsageError);
+  EXPECT_THROW(make_instance(elements_for_size("large"), small), UsageError);
   MemoryLimits device;
   device.host_bytes = 1e15;
   device.device_bytes = 1e6;
-  EXPECT_THROW(make_instance(elements_for_size("small"), "small", device), UsageError);
+  EXPECT_THROW(make_instance(elements_for_size("small"), device), UsageError);
 }
 
 }  // namespace

@@ -130,12 +130,15 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
   } else {
     workloads = {registry().workload(args.workload)};
   }
-  // Workload options belong to their workload.
+  // Workload options belong to their workload's option group.
   for (Workload* other : registry().workloads()) {
     if (args.workload == "all" || other->name() == args.workload) continue;
-    for (const std::string& option : other->option_names())
-      if (run_command.count(option) > 0)
-        throw UsageError(fmt::format("{} is a {} option; {} does not accept it", option, other->name(), args.workload));
+    for (const CLI::App* group : run_command.get_subcommands([](const CLI::App*) { return true; }))
+      if (group->get_group() == other->name() + " options")
+        for (const CLI::Option* option : group->get_options())
+          if (option->count() > 0)
+            throw UsageError(fmt::format("{} is a {} option; {} does not accept it", option->get_name(),
+                                         other->name(), args.workload));
   }
   std::vector<std::pair<Workload*, std::vector<const Variant*>>> plan;
   bool any_target = false, any_host = false;
@@ -235,7 +238,7 @@ int run_main(int argc, char** argv) {
   run->add_option("--json", args.json_path, "write the results as JSON");
   run->add_option("--csv", args.csv_path, "write the results as CSV");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
-  for (Workload* w : registry().workloads()) w->add_options(*run);
+  for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
 
   const std::set<std::string> commands = {"list", "devices", "run"};
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)

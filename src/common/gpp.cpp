@@ -93,7 +93,7 @@ nlohmann::json GppInstance::params() const {
           {"terms", elements() * nfreq}};
 }
 
-Model GppInstance::model() const {
+Model GppInstance::model(const std::string& /*kernel*/) const {
   // Bytes: what one repetition must read at least once: I_eps_array and
   // wtilde_array whole, the ngpown rows of aqsmtemp/aqsntemp, vcoul and
   // wtilde at igp, the band energies. Compute-bound: the FOM is GFLOP/s.
@@ -273,7 +273,7 @@ void GppInstance::compute_reference() {
   reference_name_ = "host long-double reference (compensated sums)";
 }
 
-Check GppInstance::validate(int repetitions) const {
+Check GppInstance::validate(int repetitions, const std::string& /*kernel*/) const {
   (void)repetitions;  // every repetition overwrites achtemp
   Check check;
   check.reference = reference_name_;
@@ -300,7 +300,7 @@ Check GppInstance::validate(int repetitions) const {
   return check;
 }
 
-nlohmann::json GppInstance::observables() const {
+nlohmann::json GppInstance::observables(const std::string& /*kernel*/) const {
   nlohmann::json a = nlohmann::json::array();
   for (const Complex& z : achtemp.v) a.push_back({z.re, z.im});
   return {{"achtemp", a}};
@@ -330,19 +330,14 @@ namespace {
 class GppWorkload final : public Workload {
  public:
   std::string name() const override { return "gpp"; }
-  std::string summary() const override {
-    return "BerkeleyGW GPP self-energy: bands x G' x G sum for 3 frequencies, FP64 with a complex divide";
-  }
+  int order() const override { return 1; }
   std::vector<std::string> sizes() const override { return {"tiny", "small", "medium", "paper"}; }
   std::string default_size() const override { return "small"; }
-  void add_options(CLI::App& run) override {
-    run.add_option("--deck", deck_, "gpp: \"NB NV NC NPG\" (number_bands nvband ncouls nodes_per_group; overrides --size)")
-        ->group("gpp options");
-    run.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")
-        ->check(CLI::IsMember({"uniform", "varied"}))
-        ->group("gpp options");
+  void add_options(CLI::App& group) override {
+    group.add_option("--deck", deck_, "gpp: \"NB NV NC NPG\" (number_bands nvband ncouls nodes_per_group; overrides --size)");
+    group.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")
+        ->check(CLI::IsMember({"uniform", "varied"}));
   }
-  std::vector<std::string> option_names() const override { return {"--deck", "--data"}; }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     const Data data = data_ == "varied" ? Data::varied : Data::uniform;
     if (!deck_.empty()) return make_instance(parse_deck(deck_), data, "custom", limits);

@@ -122,10 +122,10 @@ class GppInstance final : public Instance {
  public:
   GppInstance(const Deck& deck, Data data, std::string size_name);
   nlohmann::json params() const override;
-  Model model() const override;
+  Model model(const std::string& kernel) const override;
   void reset() override;
-  Check validate(int repetitions) const override;
-  nlohmann::json observables() const override;
+  Check validate(int repetitions, const std::string& kernel) const override;
+  nlohmann::json observables(const std::string& kernel) const override;
 
   // The reference (closed form for uniform data, long-double sums for varied)
   // and the tolerance of each of the 6 real parts.

@@ -135,7 +135,7 @@ nlohmann::json LbmInstance::params() const {
           {"bytes_per_cell_step", bytes_per_cell_step}};
 }
 
-Model LbmInstance::model() const {
+Model LbmInstance::model(const std::string& /*kernel*/) const {
   const double updates = cells_of(p) * p.steps;
   return Model{bytes_per_cell_step * updates, flops_per_cell_step * updates, "MLUPS", updates / 1e6};
 }
@@ -335,7 +335,7 @@ const double* LbmInstance::reference_state(long total_steps) const {
   return r.lat[r.cur].data();
 }
 
-Check LbmInstance::validate(int repetitions) const {
+Check LbmInstance::validate(int repetitions, const std::string& /*kernel*/) const {
   const long total = long(repetitions) * p.steps;
   const double* want = reference_state(total);
   const double* got = f();
@@ -492,7 +492,7 @@ Observables LbmInstance::measure(const double* pop) const {
   return o;
 }
 
-nlohmann::json LbmInstance::observables() const {
+nlohmann::json LbmInstance::observables(const std::string& /*kernel*/) const {
   const Observables o = measure(f());
   nlohmann::json j = {{"mass", o.mass}, {"rho_min", o.rho_min}, {"rho_max", o.rho_max}, {"max_U", o.max_U}};
   if (o.droplet) {
@@ -545,35 +545,28 @@ namespace {
 class LbmWorkload final : public Workload {
  public:
   std::string name() const override { return "lbm"; }
-  std::string summary() const override {
-    return "openLBMflow's D3Q19 Shan-Chen multiphase lattice Boltzmann: calculate_phi, calculate_fn, update_boundary";
-  }
+  int order() const override { return 2; }
   std::vector<std::string> sizes() const override { return {"tiny", "small", "medium", "paper"}; }
   std::string default_size() const override { return "medium"; }
-  void add_options(CLI::App& run) override {
-    const char* g = "lbm options";
-    run.add_option("--case", case_, "lbm: drops, droplet, flat or paper")->group(g);
-    run.add_option("--nx", nx_, "lbm: cells along x (overrides --size)")->check(CLI::Range(1, 1 << 16))->group(g);
-    run.add_option("--ny", ny_, "lbm: cells along y")->check(CLI::Range(1, 1 << 16))->group(g);
-    run.add_option("--nz", nz_, "lbm: cells along z")->check(CLI::Range(1, 1 << 16))->group(g);
-    run.add_option("--steps", steps_, "lbm: time steps per repetition")->check(CLI::Range(1, 1 << 24))->group(g);
-    run.add_option("--tau", tau_, "lbm: BGK relaxation time")->group(g);
-    run.add_option("--G", G_, "lbm: Shan-Chen cohesion strength")->group(g);
-    run.add_option("--G-ads", G_ads_, "lbm: adsorption strength against walls")->group(g);
-    run.add_option("--gravity", gravity_, "lbm: acceleration along -y")->group(g);
-    run.add_option("--radius", radius_, "lbm: droplet radius")->group(g);
-    run.add_option("--tile", tile_, "lbm host_tiled: tile TXxTYxTZ")->group(g);
-    run.add_option("--shape", shape_, "lbm target_shaped: a team's tile TXxTYxTZ")->group(g);
-    run.add_option("--fused-shape", fshape_, "lbm target_fused: a team's tile TXxTYxTZ")->group(g);
-    run.add_option("--block", block_, "lbm target_many: cells per thread BXxBYxBZ")->group(g);
-    run.add_option("--vtk-every", vtk_every_, "lbm: write VTK every N steps (of the reference run)")
+  void add_options(CLI::App& group) override {
+    group.add_option("--case", case_, "lbm: drops, droplet, flat or paper");
+    group.add_option("--nx", nx_, "lbm: cells along x (overrides --size)")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--ny", ny_, "lbm: cells along y")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--nz", nz_, "lbm: cells along z")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--steps", steps_, "lbm: time steps per repetition")->check(CLI::Range(1, 1 << 24));
+    group.add_option("--tau", tau_, "lbm: BGK relaxation time");
+    group.add_option("--G", G_, "lbm: Shan-Chen cohesion strength");
+    group.add_option("--G-ads", G_ads_, "lbm: adsorption strength against walls");
+    group.add_option("--gravity", gravity_, "lbm: acceleration along -y");
+    group.add_option("--radius", radius_, "lbm: droplet radius");
+    group.add_option("--tile", tile_, "lbm host_tiled: tile TXxTYxTZ");
+    group.add_option("--shape", shape_, "lbm target_shaped: a team's tile TXxTYxTZ");
+    group.add_option("--fused-shape", fshape_, "lbm target_fused: a team's tile TXxTYxTZ");
+    group.add_option("--block", block_, "lbm target_many: cells per thread BXxBYxBZ");
+    group.add_option("--vtk-every", vtk_every_, "lbm: write VTK every N steps (of the reference run)")
         ->check(CLI::Range(1, 1 << 24))
-        ->group(g);
-    run.add_option("--out", out_, "lbm: directory for VTK output")->group(g);
-  }
-  std::vector<std::string> option_names() const override {
-    return {"--case", "--nx",  "--ny",    "--nz",    "--steps", "--tau",      "--G",  "--G-ads",
-            "--gravity", "--radius", "--tile", "--shape", "--fused-shape", "--block", "--vtk-every", "--out"};
+        ;
+    group.add_option("--out", out_, "lbm: directory for VTK output");
   }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     Params p;

@@ -83,11 +83,11 @@ class LbmInstance final : public Instance {
  public:
   explicit LbmInstance(const Params& params);
   nlohmann::json params() const override;
-  Model model() const override;
+  Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
   void reset() override;
-  Check validate(int repetitions) const override;
-  nlohmann::json observables() const override;
+  Check validate(int repetitions, const std::string& kernel) const override;
+  nlohmann::json observables(const std::string& kernel) const override;
 
   // The current state (after the steps run so far) and the lattice the next step writes.
   double* f() { return lat[cur].data(); }

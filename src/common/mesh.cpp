@@ -565,7 +565,7 @@ Model MeshInstance::model_of(Kernel kernel) const {
   return Model{bytes, flops, "GB/s", bytes / 1e9};
 }
 
-Model MeshInstance::model() const { return model_of(last); }
+Model MeshInstance::model(const std::string& /*kernel: mesh still reads `last`*/) const { return model_of(last); }
 
 void MeshInstance::reset() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
@@ -631,7 +631,7 @@ double rel(double got, long double want) {
 
 }  // namespace
 
-Check MeshInstance::validate(int repetitions) const {
+Check MeshInstance::validate(int repetitions, const std::string& /*kernel: mesh still reads `last`*/) const {
   Worst w;
   w.check.reference = "host long-double reference";
   const double L = extent;
@@ -699,7 +699,7 @@ Check MeshInstance::validate(int repetitions) const {
   return c;
 }
 
-nlohmann::json MeshInstance::observables() const {
+nlohmann::json MeshInstance::observables(const std::string& /*kernel: mesh still reads `last`*/) const {
   auto number = [](double x) -> nlohmann::json { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
   nlohmann::json reference = {
       {"total_volume", double(ref_volume_sum)},
@@ -786,24 +786,18 @@ namespace {
 class MeshWorkload final : public Workload {
  public:
   std::string name() const override { return "mesh"; }
-  std::string summary() const override {
-    return "GMlib's unstructured-mesh access patterns: direct, downward, transverse, upward balls, indirect writes, reductions";
-  }
+  int order() const override { return 3; }
   std::vector<std::string> sizes() const override { return {"tiny", "small", "medium", "large"}; }
   std::string default_size() const override { return "medium"; }
-  void add_options(CLI::App& run) override {
-    run.add_option("--cube", options_.cube, "mesh: unit cube of N^3 hexahedra x 6 tetrahedra (overrides --size)")
-        ->check(CLI::Range(1, 2048))
-        ->group("mesh options");
-    run.add_option("--jitter", options_.jitter, "mesh: move interior cube vertices by up to this fraction of a cell (0 to 0.15)")
-        ->check(CLI::Range(0.0, 0.15))
-        ->group("mesh options");
-    run.add_option("--mesh", options_.file, "mesh: a libMeshb .mesh or .meshb file with tetrahedra")->group("mesh options");
-    run.add_option("--renumber", options_.renumber, "mesh: vertex and element order: none, hilbert, hilbert-degree, random")
-        ->check(CLI::IsMember({"none", "hilbert", "hilbert-degree", "random"}))
-        ->group("mesh options");
+  void add_options(CLI::App& group) override {
+    group.add_option("--cube", options_.cube, "mesh: unit cube of N^3 hexahedra x 6 tetrahedra (overrides --size)")
+        ->check(CLI::Range(1, 2048));
+    group.add_option("--jitter", options_.jitter, "mesh: move interior cube vertices by up to this fraction of a cell (0 to 0.15)")
+        ->check(CLI::Range(0.0, 0.15));
+    group.add_option("--mesh", options_.file, "mesh: a libMeshb .mesh or .meshb file with tetrahedra")->group("mesh options");
+    group.add_option("--renumber", options_.renumber, "mesh: vertex and element order: none, hilbert, hilbert-degree, random")
+        ->check(CLI::IsMember({"none", "hilbert", "hilbert-degree", "random"}));
   }
-  std::vector<std::string> option_names() const override { return {"--cube", "--jitter", "--mesh", "--renumber"}; }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     return make_instance(options_, size, limits);
   }

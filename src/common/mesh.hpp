@@ -97,10 +97,10 @@ class MeshInstance final : public Instance {
  public:
   MeshInstance(RawMesh raw, Renumber renumber, std::string size_name);
   nlohmann::json params() const override;
-  Model model() const override;
+  Model model(const std::string& kernel) const override;
   void reset() override;
-  Check validate(int repetitions) const override;
-  nlohmann::json observables() const override;
+  Check validate(int repetitions, const std::string& kernel) const override;
+  nlohmann::json observables(const std::string& kernel) const override;
 
   Model model_of(Kernel kernel) const;
 

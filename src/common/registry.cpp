@@ -45,19 +45,11 @@ void Registry::add(std::unique_ptr<Workload> workload) { workloads_.push_back(st
 
 void Registry::add(Variant variant) { variants_.push_back(std::move(variant)); }
 
-static int suite_rank(const std::string& name) {
-  static const char* order[] = {"stream", "gpp", "lbm", "mesh"};
-  for (int i = 0; i < 4; ++i)
-    if (name == order[i]) return i;
-  return 4;
-}
-
 std::vector<Workload*> Registry::workloads() const {
   std::vector<Workload*> out;
   for (auto& w : workloads_) out.push_back(w.get());
   std::sort(out.begin(), out.end(), [](Workload* a, Workload* b) {
-    int ra = suite_rank(a->name()), rb = suite_rank(b->name());
-    return ra != rb ? ra < rb : a->name() < b->name();
+    return a->order() != b->order() ? a->order() < b->order() : a->name() < b->name();
   });
   return out;
 }

@@ -62,29 +62,39 @@ class Instance {
  public:
   virtual ~Instance() = default;
   virtual nlohmann::json params() const = 0;
-  // Asked after a variant's repetitions (it may depend on which kernel ran).
-  virtual Model model() const = 0;
+  // `kernel` is the variant's kernel tag (Variant::kernel; empty for a
+  // workload of one kernel): model, validation and observables are those of
+  // the kernel that ran. Asked after a variant's repetitions.
+  virtual Model model(const std::string& kernel) const = 0;
   virtual std::vector<PhaseModel> phases() const { return {}; }
   // Initialise the inputs and poison the outputs (NaN): runs before every variant.
   virtual void reset() = 0;
   // Validate after `repetitions` calls of a variant's run function since reset().
-  virtual Check validate(int repetitions) const = 0;
-  virtual nlohmann::json observables() const = 0;
+  virtual Check validate(int repetitions, const std::string& kernel) const = 0;
+  virtual nlohmann::json observables(const std::string& kernel) const = 0;
 };
 
 class Workload {
  public:
   virtual ~Workload() = default;
   virtual std::string name() const = 0;
-  virtual std::string summary() const = 0;
+  // Where the workload comes in `run all` and `list` (lower first): the one
+  // whose variants measure the ceiling goes first.
+  virtual int order() const = 0;
   virtual std::vector<std::string> sizes() const = 0;
   virtual std::string default_size() const = 0;
-  // Workload parameters (--deck, --nx, ...), bound to members of the workload.
-  virtual void add_options(CLI::App& run_command) { (void)run_command; }
-  // Names of the options add_options declared, to refuse them for other workloads.
-  virtual std::vector<std::string> option_names() const { return {}; }
+  // Workload parameters (--deck, --nx, ...), bound to members of the workload,
+  // added to the workload's own option group of the run command (the runner
+  // refuses them for other workloads).
+  virtual void add_options(CLI::App& group) = 0;
   // Checks the parameters and the memory, then allocates: throws UsageError.
   virtual std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) = 0;
+  // An instance for measuring the bandwidth ceiling of a place (on a device
+  // or the host) with this workload's ceiling variants (Variant::ceiling_phase);
+  // nullptr for workloads that have none.
+  virtual std::unique_ptr<Instance> make_for_ceiling(bool /*on_device*/, const MemoryLimits& /*limits*/) {
+    return nullptr;
+  }
 };
 
 // Sub-timings inside one repetition: a variant calls lap("copy") after each part.
@@ -117,14 +127,24 @@ struct Variant {
   RunFunction enter_data;         // target: allocate and copy to the device(s), before timing
   RunFunction exit_data;          // target: copy results back and release, after timing
   std::string kernel;             // the kernel it runs, for workloads of several kernels (empty: the workload's one)
-  bool measures_ceiling = false;  // its best phase time is the bandwidth ceiling of its place
+  std::string ceiling_phase;      // non-empty: this phase's best rate is a bandwidth ceiling of its place
+
+  // At registration: host_variant(...).for_kernel("direct"), .measuring_ceiling("triad").
+  Variant& for_kernel(std::string tag) {
+    kernel = std::move(tag);
+    return *this;
+  }
+  Variant& measuring_ceiling(std::string phase) {
+    ceiling_phase = std::move(phase);
+    return *this;
+  }
 };
 
 class Registry {
  public:
   void add(std::unique_ptr<Workload> workload);
   void add(Variant variant);
-  // Workloads in the suite's order (stream first: it is the ceiling).
+  // Workloads in the suite's order (Workload::order).
   std::vector<Workload*> workloads() const;
   Workload* workload(const std::string& name) const;
   // Variants of one workload (all workloads when empty), host ones first.

@@ -4,7 +4,6 @@
 #include <omp.h>
 
 #include "common/device.hpp"
-#include "common/stream.hpp"
 
 namespace ompref {
 
@@ -58,7 +57,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
 
   // Asked after the run: a workload whose variants are different kernels
   // (mesh) models the one that ran.
-  r.model = instance.model();
+  r.model = instance.model(variant.kernel);
   r.time_s = Stats::of(totals);
   r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
   for (const PhaseModel& p : instance.phases()) {
@@ -69,8 +68,8 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
     r.phases.push_back(pr);
   }
-  r.check = instance.validate(settings.warmup + settings.reps);
-  r.observables = instance.observables();
+  r.check = instance.validate(settings.warmup + settings.reps, variant.kernel);
+  r.observables = instance.observables(variant.kernel);
   return r;
 }
 
@@ -79,36 +78,39 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   auto it = places_.find(key);
   if (it != places_.end()) return it->second;
 
-  // Arrays well beyond any cache: 3 x 256 MiB on the host, 3 x 2 GiB on a device.
-  std::size_t n = stream::elements_for_size(on_device ? "large" : "medium");
+  // The variants that measure a ceiling on this kind of place, and their
+  // workload's instance sized for it (beyond any cache).
+  const Kind kind = on_device ? Kind::target : Kind::host;
+  std::vector<const Variant*> candidates;
+  for (const Variant* v : registry().variants())
+    if (v->kind == kind && !v->ceiling_phase.empty()) candidates.push_back(v);
   MemoryLimits limits = limits_;
   if (!on_device) limits.device_bytes = 0;
-  while (n > (std::size_t(1) << 20) && (3.0 * 8 * n > limits.host_bytes * 0.5 ||
-                                        (limits.device_bytes > 0 && 3.0 * 8 * n > limits.device_bytes * 0.5)))
-    n /= 2;
-  auto instance = stream::make_instance(n, "ceiling", limits);
-  // The best triad (min time, as BabelStream and the CUDA ceilings report it)
-  // of the place's stream variants: on a device, both target variants, since
-  // which is faster depends on the compiler. Warm-ups let the clocks ramp up.
-  const std::vector<std::string> candidates =
-      on_device ? std::vector<std::string>{"target_basic", "target_simd"} : std::vector<std::string>{"host_simd"};
+  std::unique_ptr<Instance> instance;
+  if (!candidates.empty()) instance = registry().workload(candidates.front()->workload)->make_for_ceiling(on_device, limits);
+  // The best phase rate (min time, as BabelStream and the CUDA ceilings report
+  // it) over the candidates: which is faster depends on the compiler.
+  // Warm-ups let the clocks ramp up.
   const RunSettings settings = on_device ? RunSettings{20, 5} : RunSettings{15, 3};
   Measured m;
-  m.n = n;
-  m.valid = true;
-  for (const std::string& name : candidates) {
-    const Variant* v = registry().variant("stream", name);
+  m.valid = instance != nullptr;
+  for (const Variant* v : candidates) {
+    if (!instance || v->workload != candidates.front()->workload) continue;
     RunResult run = run_variant(*v, *instance, "ceiling", settings, device, {device});
     m.valid = m.valid && run.check.valid;
     m.ran_on = run.ran_on;
+    m.params = run.params;
     for (const PhaseResult& p : run.phases)
-      if (p.name == "triad" && p.gbps_best > m.gbps) {
+      if (p.name == v->ceiling_phase && p.gbps_best > m.gbps) {
         m.gbps = p.gbps_best;
-        m.variant = name;
+        m.variant = v->name;
+        m.label = fmt::format("{} {} {}", v->workload, v->name, p.name);
       }
   }
-  fmt::print("ceiling: stream triad {:.1f} GB/s on {} (best of {} repetitions of stream {}, n = {}){}\n", m.gbps,
-             m.ran_on, settings.reps, m.variant, n, m.valid ? "" : "  FAILED VALIDATION: not used");
+  if (!instance) m.ran_on = on_device ? target_place(device, true) : "host";
+  fmt::print("ceiling: {:.1f} GB/s on {} (best of {} repetitions of {}, {}){}\n", m.gbps, m.ran_on, settings.reps,
+             m.label.empty() ? "no ceiling variant" : m.label, m.params.dump(),
+             m.valid ? "" : "  FAILED VALIDATION: not used");
   std::fflush(stdout);
   return places_.emplace(key, m).first->second;
 }
@@ -130,8 +132,13 @@ void Ceilings::apply(RunResult& run) {
 
 nlohmann::json Ceilings::to_json() const {
   nlohmann::json out = nlohmann::json::array();
-  for (const auto& [key, m] : places_)
-    out.push_back({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"n", m.n}, {"valid", m.valid}});
+  for (const auto& [key, m] : places_) {
+    // The instance's parameters (stream: n, array_bytes) beside the rate.
+    nlohmann::json entry = m.params.is_object() ? m.params : nlohmann::json::object();
+    entry.update({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"measured", m.label},
+                  {"valid", m.valid}});
+    out.push_back(entry);
+  }
   return out;
 }
 

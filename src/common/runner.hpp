@@ -23,11 +23,11 @@ struct RunSettings {
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices);
 
-// The stream triad measured once per place a process runs on (the host, each
-// device), with the suite's own stream variants: host_simd on the host, the
-// better of target_basic and target_simd on a device. The ceiling is the best
-// (min-time) triad; runs are held against it with their median time, so a
-// fraction is never flattered.
+// The bandwidth ceiling measured once per place a process runs on (the host,
+// each device), with the variants that declare a ceiling phase (stream's
+// triad: host_simd on the host, the better of its target variants on a
+// device). The ceiling is the best (min-time) rate; runs are held against it
+// with their median time, so a fraction is never flattered.
 class Ceilings {
  public:
   Ceilings(bool enabled, MemoryLimits limits) : enabled_(enabled), limits_(limits) {}
@@ -42,10 +42,11 @@ class Ceilings {
  private:
   struct Measured {
     double gbps = 0;
-    std::size_t n = 0;
+    nlohmann::json params;  // the ceiling instance's parameters
     bool valid = false;
     std::string ran_on;
-    std::string variant;  // the stream variant that set it
+    std::string variant;  // the variant that set it
+    std::string label;    // "<workload> <variant> <phase>"
   };
   const Measured& measure(bool on_device, int device);
 

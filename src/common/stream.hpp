@@ -28,24 +28,20 @@ std::size_t elements_for_size(const std::string& size);  // tiny, small, medium,
 
 class StreamInstance final : public Instance {
  public:
-  StreamInstance(std::size_t n, std::string size_name);
+  explicit StreamInstance(std::size_t n);
   nlohmann::json params() const override;
-  Model model() const override;
+  Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
   void reset() override;
-  Check validate(int repetitions) const override;
-  nlohmann::json observables() const override;
+  Check validate(int repetitions, const std::string& kernel) const override;
+  nlohmann::json observables(const std::string& kernel) const override;
 
   std::size_t n;
   AlignedArray<double> a, b, c;
   double dot;  // written by the dot kernel of the last repetition
-
- private:
-  std::string size_name_;
 };
 
 // Checks memory, then allocates: the workload and the ceiling measurement both use it.
-std::unique_ptr<StreamInstance> make_instance(std::size_t n, const std::string& size_name,
-                                              const MemoryLimits& limits);
+std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits);
 
 }  // namespace ompref::stream

@@ -1,0 +1,82 @@
+#pragma once
+// One validation for every workload: values compared with a reference by
+// relative error, NaN and Inf failing, and the worst comparison (as a multiple
+// of its own tolerance) reported with where it happened.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <utility>
+
+#include "common/registry.hpp"
+
+namespace ompref {
+
+// |got - want| / scale, with scale = |want| (or `floor` where |want| is
+// smaller); +inf when `got` is NaN or Inf, so that it always fails.
+inline double relative_error(double got, double want, double floor = 0) {
+  if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
+  double scale = std::fabs(want) > floor ? std::fabs(want) : floor;
+  if (!(scale > 0)) scale = 1.0;
+  return std::fabs(got - want) / scale;
+}
+
+class Validation {
+ public:
+  explicit Validation(std::string reference) { check_.reference = std::move(reference); }
+
+  // One comparison; `where()` (a callable returning std::string) is asked
+  // only when this comparison becomes the worst so far.
+  template <class Where>
+  void compare(double got, double want, double tolerance, Where&& where, double floor = 0) {
+    note(relative_error(got, want, floor), tolerance, std::forward<Where>(where));
+  }
+
+  // An error already computed (a norm, a sum of errors): NaN fails.
+  template <class Where>
+  void note(double error, double tolerance, Where&& where) {
+    if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
+    const double ratio = error / tolerance;
+    if (!seen_ || ratio > worst_) {
+      seen_ = true;
+      worst_ = ratio;
+      check_.max_rel_error = error;
+      check_.tolerance = tolerance;
+      where_ = where();
+    }
+  }
+
+  // Every element of got[0, n) against want(i): the worst element is found
+  // first, then described once by where(i).
+  template <class Got, class Want, class Where>
+  void compare_all(std::int64_t n, Got&& got, Want&& want, double tolerance, Where&& where, double floor = 0) {
+    double worst = -1;
+    std::int64_t at = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      double e = relative_error(got(i), want(i), floor);
+      if (!(e <= worst)) {
+        worst = e;
+        at = i;
+        if (std::isinf(e)) break;
+      }
+    }
+    if (n > 0) note(worst, tolerance, [&] { return where(at); });
+  }
+
+  // Valid when every comparison was within its tolerance; the detail names
+  // the worst one when not.
+  Check result() const {
+    Check c = check_;
+    c.valid = seen_ && worst_ <= 1.0;
+    if (!c.valid) c.detail = seen_ ? where_ : "nothing was compared";
+    return c;
+  }
+
+ private:
+  Check check_;
+  bool seen_ = false;
+  double worst_ = 0;
+  std::string where_;
+};
+
+}  // namespace ompref

@@ -1,0 +1,56 @@
+// stream on the device without `simd`: the step from src/omp_target/stream.cpp
+// that drops the `simd` of every construct
+// (`diff src/omp_target/stream.cpp src/omp_target/stream_basic.cpp`).
+// On clang's NVPTX the two are the same kernels; on gcc's nvptx, where a
+// thread is a warp and `simd` its lanes, this form keeps one lane in 32 busy.
+#include <cstddef>
+
+#include "common/registry.hpp"
+#include "common/stream.hpp"
+
+namespace ompref::stream {
+
+DeviceData device_data(StreamInstance& s);  // src/omp_target/stream.cpp
+
+namespace {
+
+void target_basic(StreamInstance& s, RunContext& ctx) {
+  const std::size_t n = s.n;
+  double* a = s.a.data();
+  double* b = s.b.data();
+  double* c = s.c.data();
+  const int dev = ctx.device;
+
+#pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], c[0:n])
+  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];
+  ctx.clock.lap("copy");
+
+#pragma omp target teams distribute parallel for device(dev) map(alloc : b[0:n], c[0:n])
+  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  ctx.clock.lap("mul");
+
+#pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
+  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];
+  ctx.clock.lap("add");
+
+#pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  ctx.clock.lap("triad");
+
+  double sum = 0;
+#pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n]) \
+    map(tofrom : sum) reduction(+ : sum)
+  for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
+  s.dot = sum;
+  ctx.clock.lap("dot");
+}
+
+const Registration target_basic_registration{
+    target_variant("stream", "target_basic",
+                   "BabelStream offloaded as `target teams distribute parallel for` (no `simd`), data resident on "
+                   "the device",
+                   target_basic, device_data)
+        .measuring_ceiling("triad")};
+
+}  // namespace
+}  // namespace ompref::stream

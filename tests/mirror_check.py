@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""The mirror check: each workload's host/target pair is the same program.
+
+For every workload named below, the region between the lines `// mirror: begin`
+and `// mirror: end` of src/omp_host/<w>.cpp and of src/omp_target/<w>.cpp is
+extracted; from both, `#pragma omp` lines (with their `\\` continuations), the
+device-argument line (`const int dev = ctx.device;`) and whole-line comments are
+removed, and `host_` is read as `target_`. Whatever differs after that fails the
+check, with a unified diff. The pair's variants must be defined in the region.
+
+    mirror_check.py SOURCE_DIR [WORKLOAD...]             check the pairs (all when none named)
+    mirror_check.py SOURCE_DIR --self-test [WORKLOAD...] show that a changed pair fails
+"""
+import difflib
+import re
+import sys
+import tempfile
+from pathlib import Path
+
+# The pairs DESIGN.md names: workload -> the variant names, without host_/target_.
+PAIRS = {
+    "stream": ["simd"],
+    "gpp": ["naive"],
+    "lbm": ["basic"],
+    "mesh": ["direct", "downward", "transverse", "ball_csr", "ball_binned",
+             "lumped_atomic", "lumped_scatter_gather", "reduce", "reduce_blocks"],
+}
+
+DEVICE_ARGUMENT = re.compile(r"^\s*const int dev = ctx\.device;\s*$")
+
+
+def region(path):
+    lines = path.read_text().splitlines()
+    begins = [i for i, l in enumerate(lines) if l.strip() == "// mirror: begin"]
+    ends = [i for i, l in enumerate(lines) if l.strip() == "// mirror: end"]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise ValueError(f"{path}: needs exactly one '// mirror: begin' ... '// mirror: end' region")
+    return lines[begins[0] + 1:ends[0]], begins[0] + 2
+
+
+def normalise(lines, first_line, is_host):
+    out = []  # (text, original line number)
+    continuation = False
+    for n, line in enumerate(lines, first_line):
+        text = line.strip()
+        if continuation or text.startswith("#pragma omp"):
+            continuation = line.rstrip().endswith("\\")
+            continue
+        if DEVICE_ARGUMENT.match(line) or text.startswith("//"):
+            continue
+        if is_host:
+            line = re.sub(r"\bhost_", "target_", line)
+        out.append((line.rstrip(), n))
+    return out
+
+
+def check(source_dir, workload, names):
+    host = source_dir / "src" / "omp_host" / f"{workload}.cpp"
+    target = source_dir / "src" / "omp_target" / f"{workload}.cpp"
+    problems = []
+    try:
+        host_lines, host_first = region(host)
+        target_lines, target_first = region(target)
+    except (OSError, ValueError) as e:
+        return [str(e)]
+    for name in names:
+        if not any(re.search(rf"\bhost_{name}\(", l) for l in host_lines):
+            problems.append(f"{host}: the pair's host_{name} is not defined in the mirror region")
+        if not any(re.search(rf"\btarget_{name}\(", l) for l in target_lines):
+            problems.append(f"{target}: the pair's target_{name} is not defined in the mirror region")
+    h = normalise(host_lines, host_first, True)
+    t = normalise(target_lines, target_first, False)
+    if [x for x, _ in h] != [x for x, _ in t]:
+        diff = difflib.unified_diff([f"{x}  // {host.name}:{n}" for x, n in h],
+                                    [f"{x}  // {target.name}:{n}" for x, n in t],
+                                    str(host), str(target), lineterm="", n=1)
+        problems.append(f"{workload}: the pair differs beyond directives, device argument and mapping:\n"
+                        + "\n".join(diff))
+    return problems
+
+
+def check_all(source_dir, workloads):
+    problems = []
+    for workload in workloads:
+        names = PAIRS[workload]
+        found = check(source_dir, workload, names)
+        print(f"{workload}: {'differs' if found else 'mirrors'} ({', '.join(names)})")
+        problems += found
+    return problems
+
+
+def self_test(source_dir, workloads):
+    """A copy of each pair with one changed code line must fail the check."""
+    failures = 0
+    for workload in workloads:
+        names = PAIRS[workload]
+        if check(source_dir, workload, names):
+            print(f"{workload}: the pair itself differs; no self-test")
+            failures += 1
+            continue
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            for side in ("omp_host", "omp_target"):
+                (root / "src" / side).mkdir(parents=True)
+                src = source_dir / "src" / side / f"{workload}.cpp"
+                (root / "src" / side / f"{workload}.cpp").write_text(src.read_text())
+            path = root / "src" / "omp_target" / f"{workload}.cpp"
+            lines = path.read_text().splitlines()
+            begin = next(i for i, l in enumerate(lines) if l.strip() == "// mirror: begin")
+            # The first plain code line after the region's start gets a changed
+            # loop bound or statement: what a drifting port would do.
+            for i in range(begin + 1, len(lines)):
+                s = lines[i].strip()
+                if s and not s.startswith(("//", "#pragma", "}")) and not DEVICE_ARGUMENT.match(lines[i]):
+                    lines.insert(i + 1, "  (void)0;  // drift")
+                    break
+            path.write_text("\n".join(lines) + "\n")
+            if check(root, workload, names):
+                print(f"{workload}: a changed pair fails the check, as it must")
+            else:
+                print(f"{workload}: a changed pair PASSED the check")
+                failures += 1
+    return failures
+
+
+def main():
+    args = sys.argv[1:]
+    self_testing = "--self-test" in args
+    args = [a for a in args if a != "--self-test"]
+    unknown = [a for a in args[1:] if a not in PAIRS]
+    if not args or unknown:
+        print(f"usage: mirror_check.py SOURCE_DIR [--self-test] [WORKLOAD...] (workloads: {', '.join(PAIRS)})",
+              file=sys.stderr)
+        return 2
+    source_dir = Path(args[0])
+    workloads = args[1:] or list(PAIRS)
+    if self_testing:
+        return 1 if self_test(source_dir, workloads) else 0
+    problems = check_all(source_dir, workloads)
+    for p in problems:
+        print(p, file=sys.stderr)
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
