@@ -12,6 +12,7 @@
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include "common/device.hpp"
@@ -23,27 +24,6 @@
 using namespace ompref;
 
 namespace {
-
-std::string join(const std::vector<std::string>& items, const char* sep = ", ") {
-  std::string out;
-  for (const auto& s : items) out += (out.empty() ? "" : sep) + s;
-  return out;
-}
-
-std::vector<std::string> split(const std::string& text, char sep) {
-  std::vector<std::string> out;
-  std::string item;
-  for (char c : text) {
-    if (c == sep) {
-      out.push_back(item);
-      item.clear();
-    } else {
-      item += c;
-    }
-  }
-  out.push_back(item);
-  return out;
-}
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
@@ -81,7 +61,7 @@ void write_file(const std::string& path, const std::string& text) {
 
 struct RunArgs {
   std::string workload;
-  std::string variants = "all";
+  std::vector<std::string> variants{"all"};
   std::string size;
   int reps = 5;
   int warmup = 1;
@@ -100,36 +80,26 @@ std::vector<int> resolve_devices(const std::string& arg) {
     for (int d = 0; d < n; ++d) all.push_back(d);
     return all;
   }
-  std::size_t used = 0;
-  long id = -1;
-  try {
-    id = std::stol(arg, &used);
-  } catch (...) {
-    used = 0;
-  }
-  if (used != arg.size() || id < 0 || id >= n)
+  const int id = std::stoi(arg);  // CLI11 checked it: a non-negative integer
+  if (id >= n)
     throw UsageError(n == 0 ? fmt::format("--device {}: this process sees no offload device (accepted: all, or no --device)", arg)
                             : fmt::format("--device {}: out of range (accepted: 0..{} or all)", arg, n - 1));
-  return {int(id)};
+  return {id};
 }
 
-int run_suite(const RunArgs& args, CLI::App& run_command) {
-  for (const char* option : {"--json", "--csv", "--device", "--variant", "--size"})
+using Plan = std::vector<std::pair<Workload*, std::vector<const Variant*>>>;
+
+// Every option checked before anything is measured or allocated.
+void check_options(const RunArgs& args, CLI::App& run_command) {
+  for (const char* option : {"--json", "--csv", "--device", "--size"})
     if (run_command.count(option) > 0 && run_command.get_option(option)->as<std::string>().empty())
       throw UsageError(fmt::format("{}: empty value (see ompref run --help for what is accepted)", option));
+  for (const std::string& v : args.variants)
+    if (v.empty()) throw UsageError("--variant: empty value (accepted: V[,V...] or all)");
   if (args.json_path == args.csv_path && !args.json_path.empty())
     throw UsageError("--json and --csv name the same file (accepted: two different paths)");
   check_writable(args.json_path, "--json");
   check_writable(args.csv_path, "--csv");
-
-  // Which workloads and variants.
-  std::vector<Workload*> workloads;
-  if (args.workload == "all") {
-    workloads = registry().workloads();
-    if (args.variants != "all") throw UsageError("--variant: with `run all` only `all` is accepted");
-  } else {
-    workloads = {registry().workload(args.workload)};
-  }
   // Workload options belong to their workload's option group.
   for (Workload* other : registry().workloads()) {
     if (args.workload == "all" || other->name() == args.workload) continue;
@@ -140,57 +110,72 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
             throw UsageError(fmt::format("{} is a {} option; {} does not accept it", option->get_name(),
                                          other->name(), args.workload));
   }
-  std::vector<std::pair<Workload*, std::vector<const Variant*>>> plan;
-  bool any_target = false, any_host = false;
+}
+
+std::string size_of(const RunArgs& args, const Workload& w) { return args.size.empty() ? w.default_size() : args.size; }
+
+// Which workloads, which of their variants, at which size.
+Plan make_plan(const RunArgs& args) {
+  const bool all_variants = args.variants == std::vector<std::string>{"all"};
+  std::vector<Workload*> workloads;
+  if (args.workload == "all") {
+    workloads = registry().workloads();
+    if (!all_variants) throw UsageError("--variant: with `run all` only `all` is accepted");
+  } else {
+    workloads = {registry().workload(args.workload)};
+  }
+  Plan plan;
   for (Workload* w : workloads) {
     std::vector<const Variant*> chosen;
     std::vector<std::string> known;
     for (const Variant* v : registry().variants(w->name())) known.push_back(v->name);
-    if (args.variants == "all") {
+    if (all_variants) {
       chosen = registry().variants(w->name());
     } else {
       std::set<std::string> seen;
-      for (const std::string& name : split(args.variants, ',')) {
+      for (const std::string& name : args.variants) {
         const Variant* v = registry().variant(w->name(), name);
         if (!v)
-          throw UsageError(fmt::format("--variant: unknown {} variant '{}' (accepted: {}, all)", w->name(), name, join(known)));
+          throw UsageError(fmt::format("--variant: unknown {} variant '{}' (accepted: {}, all)", w->name(), name,
+                                       fmt::join(known, ", ")));
         if (seen.insert(name).second) chosen.push_back(v);
       }
     }
-    const std::string size = args.size.empty() ? w->default_size() : args.size;
+    const std::string size = size_of(args, *w);
     std::vector<std::string> sizes = w->sizes();
     if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
-      throw UsageError(fmt::format("--size: {} has no size '{}' (accepted: {})", w->name(), size, join(sizes)));
-    for (const Variant* v : chosen) (v->kind == Kind::target ? any_target : any_host) = true;
+      throw UsageError(fmt::format("--size: {} has no size '{}' (accepted: {})", w->name(), size, fmt::join(sizes, ", ")));
     plan.emplace_back(w, chosen);
   }
+  return plan;
+}
 
-  std::vector<int> devices = resolve_devices(args.device);
-  if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
-    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
-                                 OMPREF_OFFLOAD_DESC));
-
-  HostInfo host = host_info();
+// The smallest memory of the places the plan runs on.
+MemoryLimits memory_limits(const HostInfo& host, bool any_target, const std::vector<int>& devices) {
   MemoryLimits limits;
   limits.host_bytes = host.available_bytes;
   if (any_target)
     for (const DeviceInfo& d : offload_devices())
       if (std::find(devices.begin(), devices.end(), d.id) != devices.end() && d.memory_bytes > 0)
         limits.device_bytes = limits.device_bytes > 0 ? std::min(limits.device_bytes, d.memory_bytes) : d.memory_bytes;
+  return limits;
+}
 
+void print_header(const HostInfo& host) {
   fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), OMPREF_OFFLOAD_DESC);
   fmt::print("host: {}, {} OpenMP threads", host.cpu.empty() ? "unknown CPU" : host.cpu, host.threads);
   for (const DeviceInfo& d : offload_devices()) fmt::print(" | device {}: {}", d.id, d.name);
   fmt::print("\n");
   std::fflush(stdout);
+}
 
-  Ceilings ceilings(!args.no_ceiling, limits);
-  ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
-
+// Every chosen variant of every planned workload, on every place it runs on.
+std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const MemoryLimits& limits,
+                                const std::vector<int>& devices, Ceilings& ceilings) {
   std::vector<RunResult> runs;
   RunSettings settings{args.reps, args.warmup};
-  for (auto& [w, chosen] : plan) {
-    const std::string size = args.size.empty() ? w->default_size() : args.size;
+  for (const auto& [w, chosen] : plan) {
+    const std::string size = size_of(args, *w);
     std::unique_ptr<Instance> instance = w->make(size, limits);
     for (const Variant* v : chosen) {
       std::vector<int> places = v->kind == Kind::target ? devices : std::vector<int>{-1};
@@ -205,6 +190,27 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
       }
     }
   }
+  return runs;
+}
+
+int run_suite(const RunArgs& args, CLI::App& run_command) {
+  check_options(args, run_command);
+  const Plan plan = make_plan(args);
+  bool any_target = false, any_host = false;
+  for (const auto& [w, chosen] : plan)
+    for (const Variant* v : chosen) (v->kind == Kind::target ? any_target : any_host) = true;
+
+  std::vector<int> devices = resolve_devices(args.device);
+  if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
+    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
+                                 OMPREF_OFFLOAD_DESC));
+  const HostInfo host = host_info();
+  const MemoryLimits limits = memory_limits(host, any_target, devices);
+  print_header(host);
+
+  Ceilings ceilings(!args.no_ceiling, limits);
+  ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
+  std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings);
   print_run_table(runs, stdout);
 
   if (!args.json_path.empty()) write_file(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n");
@@ -227,14 +233,22 @@ int run_main(int argc, char** argv) {
   workload_names.push_back("all");
 
   RunArgs args;
-  run->add_option("workload", args.workload, "a workload, or all: " + join(workload_names))
+  run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
       ->required()
       ->check(CLI::IsMember(workload_names));
-  run->add_option("--variant", args.variants, "V[,V...] or all");
+  run->add_option("--variant", args.variants, "V[,V...] or all")->delimiter(',');
   run->add_option("--size", args.size, "tiny, small, medium, large or paper (what the workload has)");
   run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
   run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
-  run->add_option("--device", args.device, "N or all: the offload devices target variants run on");
+  run->add_option("--device", args.device, "N or all: the offload devices target variants run on")
+      ->check(CLI::Validator(
+          [](std::string& value) {
+            return value == "all" || (!value.empty() && value.size() < 6 &&
+                                      value.find_first_not_of("0123456789") == std::string::npos)
+                       ? std::string()
+                       : fmt::format("'{}' is not a device (accepted: a device number N, or all)", value);
+          },
+          "N|all"));
   run->add_option("--json", args.json_path, "write the results as JSON");
   run->add_option("--csv", args.csv_path, "write the results as CSV");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
