@@ -14,6 +14,7 @@
 
 #include "common/device.hpp"
 #include "common/registry.hpp"
+#include "common/runner.hpp"
 #include "common/usage_error.hpp"
 
 namespace {
@@ -31,16 +32,17 @@ void run_benchmark(benchmark::State& state, Workload* workload, const Variant* v
     return;
   }
   RunContext ctx;
-  ctx.device = 0;
   ctx.devices = {0};
-  ctx.on_device = variant->kind == Kind::target && target_runs_on_device(0);
+  prepare_context(*variant, 0, ctx);
   instance->reset();
   if (variant->enter_data) variant->enter_data(*instance, ctx);
   variant->run(*instance, ctx);  // warm-up (and, on a device, the JIT compile)
+  ctx.clock.wait();
   int repetitions = 1;
   for (auto _ : state) {
     ctx.clock.start();
     variant->run(*instance, ctx);
+    ctx.clock.wait();  // native variants: the device's work is done
     ++repetitions;
   }
   if (variant->exit_data) variant->exit_data(*instance, ctx);
@@ -90,6 +92,8 @@ int main(int argc, char** argv) {
     auto sizes = w->sizes();
     if (std::find(sizes.begin(), sizes.end(), size) == sizes.end()) continue;
     for (const Variant* v : registry().variants(w->name())) {
+      // Native (CUDA) variants need CUDA device 0: docs/native.md.
+      if (v->kind == Kind::native && !native_unusable({0}).empty()) continue;
       benchmark::RegisterBenchmark(fmt::format("{}/{}/{}", w->name(), v->name, size).c_str(), run_benchmark, w, v, size)
           ->UseRealTime()
           ->Unit(benchmark::kMillisecond);

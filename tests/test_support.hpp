@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <memory>
 #include <string>
+#include <vector>
 #include <sys/wait.h>
 
 #include <gtest/gtest.h>
@@ -19,6 +20,16 @@ inline MemoryLimits test_limits() {
   MemoryLimits limits;
   limits.host_bytes = host_info().available_bytes;
   return limits;
+}
+
+// The variants of `workload` that can run here: native (CUDA) variants only
+// where CUDA device 0 is usable (the runner leaves them out otherwise).
+inline std::vector<const Variant*> runnable_variants(const std::string& workload) {
+  std::vector<const Variant*> out;
+  const bool native = native_unusable({0}).empty();
+  for (const Variant* v : registry().variants(workload))
+    if (v->kind != Kind::native || native) out.push_back(v);
+  return out;
 }
 
 // Sets up `workload` at `size` and runs one variant through the runner.

@@ -180,7 +180,7 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
     const std::string size = size_of(args, *w);
     std::unique_ptr<Instance> instance = w->make(size, limits);
     for (const Variant* v : chosen) {
-      std::vector<int> places = v->kind == Kind::target ? devices : std::vector<int>{-1};
+      std::vector<int> places = v->kind == Kind::host ? std::vector<int>{-1} : devices;
       for (int d : places) {
         RunResult r = run_variant(*v, *instance, size, settings, d, devices);
         ceilings.apply(r);
@@ -197,12 +197,14 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
 
 int run_suite(const RunArgs& args, CLI::App& run_command) {
   check_options(args, run_command);
-  const Plan plan = make_plan(args);
-  bool any_target = false, any_host = false;
-  for (const auto& [w, chosen] : plan)
-    for (const Variant* v : chosen) (v->kind == Kind::target ? any_target : any_host) = true;
-
+  Plan plan = make_plan(args);
   std::vector<int> devices = resolve_devices(args.device);
+  // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
+  keep_runnable(plan, devices, args.variants != std::vector<std::string>{"all"});
+  bool any_target = false, any_host = false;  // any_target: target or native, on a device
+  for (const auto& [w, chosen] : plan)
+    for (const Variant* v : chosen) (v->kind == Kind::host ? any_host : any_target) = true;
+
   if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
     throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
                                  OMPREF_OFFLOAD_DESC));
@@ -213,6 +215,7 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
   Ceilings ceilings(!args.no_ceiling, limits);
   ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
   std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings);
+  set_native_fractions(runs);
   print_run_table(runs, stdout);
 
   if (!args.json_path.empty()) write_file(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n");

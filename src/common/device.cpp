@@ -13,6 +13,8 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "common/registry.hpp"
+
 namespace ompref {
 
 static double read_meminfo_kib(const std::string& key) {
@@ -126,6 +128,28 @@ std::string target_place(int device, bool on_device) {
   for (const DeviceInfo& d : offload_devices())
     if (d.id == device) return fmt::format("{} (device {})", d.name, device);
   return fmt::format("offload device {}", device);
+}
+
+std::string native_unusable(const std::vector<int>& devices) {
+  const NativeBackend* native = registry().native();
+  if (!native) return "this build has no native back end (configure with -DOMPREF_NATIVE=cuda)";
+  std::string why;
+  const int count = native->device_count(why);
+  if (count <= 0) return fmt::format("no usable {} device ({})", native->name, why);
+  const int openmp = omp_get_num_devices();
+  if (openmp > 0 && openmp != count)
+    return fmt::format("OpenMP sees {} offload devices and {} sees {}: the same number may name different GPUs", openmp,
+                       native->name, count);
+  for (int d : devices)
+    if (d < 0 || d >= count)
+      return fmt::format("OpenMP device {} has no {} device of the same number ({} sees {})", d, native->name,
+                         native->name, count);
+  return "";
+}
+
+std::string native_place(int device) {
+  const NativeBackend* native = registry().native();
+  return fmt::format("{} (device {})", native ? native->device_name(device) : "no native back end", device);
 }
 
 }  // namespace ompref

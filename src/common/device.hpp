@@ -31,4 +31,13 @@ bool target_runs_on_device(int device);
 // "NVIDIA H200 (device 0)" or "host (fallback)".
 std::string target_place(int device, bool on_device);
 
+// The native (CUDA) back end's view of the same devices (registry().native(),
+// absent in builds without one). Native variants run on the CUDA device of
+// the OpenMP device number: empty when every device in `devices` has one,
+// otherwise one phrase saying why not (no back end, no usable CUDA device,
+// OpenMP and CUDA counting different devices, a number CUDA does not have).
+std::string native_unusable(const std::vector<int>& devices);
+// "NVIDIA H200 (device 0)": the CUDA device's name, in target_place's form.
+std::string native_place(int device);
+
 }  // namespace ompref

@@ -7,7 +7,8 @@
 //          fails to write comes back NaN and fails validation.
 //   exit:  `target exit data map(from:)` for outputs, `map(release:)` for inputs.
 // The kernels then name the same arrays with map(alloc:) or map(to:)/(from:):
-// the runtime finds them present and moves nothing.
+// the runtime finds them present and moves nothing. Native (CUDA) variants
+// declare their data the same way (registry.hpp, native_variant).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -34,16 +35,21 @@ class DeviceData {
     return out(container.data(), std::int64_t(container.size()));
   }
 
+  // OpenMP: the data regions above (device_data.cpp).
   void enter(int device) const;
   void exit(int device) const;
   std::int64_t bytes() const;
 
- private:
+  // The declared arrays, for the native back end (src/native_cuda/backend.cu),
+  // which enters the same declaration with cudaMalloc and cudaMemcpy.
   struct Array {
     char* data;
     std::int64_t bytes;
     bool out;
   };
+  const std::vector<Array>& arrays() const { return arrays_; }
+
+ private:
   DeviceData& add(const void* data, std::int64_t bytes, bool out) {
     if (data != nullptr && bytes > 0) arrays_.push_back({static_cast<char*>(const_cast<void*>(data)), bytes, out});
     return *this;

@@ -36,6 +36,7 @@ void PhaseClock::start() {
 }
 
 void PhaseClock::lap(const std::string& phase) {
+  wait();
   double now = omp_get_wtime();
   laps_.emplace_back(phase, now - last_);
   last_ = now;
@@ -44,6 +45,18 @@ void PhaseClock::lap(const std::string& phase) {
 void Registry::add(std::unique_ptr<Workload> workload) { workloads_.push_back(std::move(workload)); }
 
 void Registry::add(Variant variant) { variants_.push_back(std::move(variant)); }
+
+void Registry::add(NativeProbe probe) { probes_.push_back(std::move(probe)); }
+
+void Registry::set_native(NativeBackend backend) { native_ = std::make_unique<NativeBackend>(std::move(backend)); }
+
+std::vector<NativeProbe> Registry::probes() const {
+  std::vector<NativeProbe> out = probes_;
+  std::sort(out.begin(), out.end(), [](const NativeProbe& a, const NativeProbe& b) {
+    return a.order != b.order ? a.order < b.order : a.field < b.field;
+  });
+  return out;
+}
 
 std::vector<Workload*> Registry::workloads() const {
   std::vector<Workload*> out;

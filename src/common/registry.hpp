@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json_fwd.hpp>
@@ -22,7 +23,7 @@ class App;
 namespace ompref {
 
 // host_*: OpenMP on the CPU; target_*: OpenMP offload; native_*: plain CUDA on
-// the same instance data (built only where a CUDA toolkit is found).
+// the same instance data (built with OMPREF_NATIVE=cuda: docs/native.md).
 enum class Kind { host, target, native };
 const char* kind_name(Kind kind);
 
@@ -101,12 +102,21 @@ class Workload {
 class PhaseClock {
  public:
   void start();
+  // Waits for the place's queued work (wait_with), then reads the time.
   void lap(const std::string& phase);
   const std::vector<std::pair<std::string, double>>& laps() const { return laps_; }
+  // A CUDA launch returns before its kernel ends, unlike a target region: the
+  // runner gives native variants a wait (cudaDeviceSynchronize) that every lap,
+  // and the end of every repetition, calls before the clock is read.
+  void wait_with(std::function<void()> wait) { wait_ = std::move(wait); }
+  void wait() const {
+    if (wait_) wait_();
+  }
 
  private:
   double last_ = 0;
   std::vector<std::pair<std::string, double>> laps_;
+  std::function<void()> wait_;
 };
 
 struct RunContext {
@@ -140,10 +150,49 @@ struct Variant {
   }
 };
 
+// What the runner needs from a native back end. The CUDA one
+// (src/native_cuda/backend.cu) registers itself at program start; a build
+// without it has none, and no native variant. Device numbers are OpenMP's:
+// native variants run on the CUDA device of the same number, which is the
+// same GPU when OpenMP's only offload plugin is NVIDIA's (LLVM's libomptarget
+// and gcc's nvptx plugin both number devices in CUDA's order, after
+// CUDA_VISIBLE_DEVICES). Errors from the device are thrown as std::runtime_error.
+struct NativeBackend {
+  std::string name;                                        // "CUDA"
+  std::string (*version)() = nullptr;                      // "CUDA runtime 13.0, driver 13.0"
+  int (*device_count)(std::string& why) = nullptr;         // usable devices; 0 with the reason in `why`
+  std::string (*device_name)(int device) = nullptr;        // "NVIDIA H200"
+  void (*synchronize)(int device) = nullptr;               // waits for the device's queued work
+  void (*enter)(const DeviceData& data, int device) = nullptr;  // allocate, copy every array to the device
+  void (*exit)(const DeviceData& data, int device) = nullptr;   // copy outputs back, free every array
+};
+
+// A measurement of the device itself with the native back end (the CUDA
+// triad over launch shapes, the FP64 FMA rate), reported in the device's
+// entry of the JSON `ceilings` beside the OpenMP ceiling.
+struct ProbeResult {
+  double value = 0;
+  bool valid = false;
+  std::string measured;                                    // how: kernel, launch shape, repetitions
+  std::vector<std::pair<std::string, double>> details;     // e.g. each launch shape's rate
+};
+struct NativeProbe {
+  std::string field;                                       // the JSON field: "native_triad_GBps"
+  std::string unit;                                        // "GB/s"
+  int order = 0;                                           // probes run in this order
+  ProbeResult (*measure)(int device) = nullptr;
+};
+
 class Registry {
  public:
   void add(std::unique_ptr<Workload> workload);
   void add(Variant variant);
+  void add(NativeProbe probe);
+  void set_native(NativeBackend backend);
+  // The native back end, or nullptr in a build without one.
+  const NativeBackend* native() const { return native_.get(); }
+  // In their order.
+  std::vector<NativeProbe> probes() const;
   // Workloads in the suite's order (Workload::order).
   std::vector<Workload*> workloads() const;
   Workload* workload(const std::string& name) const;
@@ -154,6 +203,8 @@ class Registry {
  private:
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Variant> variants_;
+  std::vector<NativeProbe> probes_;
+  std::unique_ptr<NativeBackend> native_;
 };
 
 Registry& registry();
@@ -204,10 +255,32 @@ Variant target_variant(std::string workload, std::string name, std::string sente
   return v;
 }
 
+// A native (plain CUDA) variant, the twin of a workload's target variants on
+// the same instance data: the same DeviceData declaration, entered by the
+// native back end (cudaMalloc + cudaMemcpy before timing, outputs copied back
+// and everything freed after). The kernels find their arrays' device copies
+// with native_cuda/present.hpp. Runs on the CUDA device of the OpenMP device
+// number (see NativeBackend).
+template <class I>
+Variant native_variant(std::string workload, std::string name, std::string sentence,
+                       void (*run)(I&, RunContext&), DeviceData (*data)(I&)) {
+  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run);
+  v.kind = Kind::native;
+  v.enter_data = [data](Instance& instance, RunContext& context) {
+    registry().native()->enter(data(static_cast<I&>(instance)), context.device);
+  };
+  v.exit_data = [data](Instance& instance, RunContext& context) {
+    registry().native()->exit(data(static_cast<I&>(instance)), context.device);
+  };
+  return v;
+}
+
 // A static object of this type registers at program start.
 struct Registration {
   explicit Registration(Variant variant) { registry().add(std::move(variant)); }
   explicit Registration(std::unique_ptr<Workload> workload) { registry().add(std::move(workload)); }
+  explicit Registration(NativeBackend backend) { registry().set_native(std::move(backend)); }
+  explicit Registration(NativeProbe probe) { registry().add(std::move(probe)); }
 };
 
 }  // namespace ompref

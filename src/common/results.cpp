@@ -53,6 +53,7 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"reference", r.check.reference},
       {"observables", r.observables},
   };
+  if (r.native_fraction) j["native_fraction"] = number(*r.native_fraction);
   if (!r.check.valid) j["failure"] = r.check.detail;
   if (!r.phases.empty()) {
     nlohmann::json phases = nlohmann::json::array();
@@ -108,14 +109,16 @@ nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::j
                       {"devices", devices_to_json(offload_devices())},
                       {"ceilings", ceilings},
                       {"provenance", provenance()}};
+  if (const NativeBackend* native = registry().native())
+    j["native"] = {{"backend", native->name}, {"version", native->version()}};
   nlohmann::json list = nlohmann::json::array();
   for (const RunResult& r : runs) list.push_back(run_to_json(r));
   j["runs"] = list;
   return j;
 }
 
-static std::string fraction_text(const RunResult& r) {
-  return r.ceiling_fraction ? fmt::format("{:.3f}", *r.ceiling_fraction) : std::string("-");
+static std::string fraction_text(const std::optional<double>& fraction) {
+  return fraction ? fmt::format("{:.3f}", *fraction) : std::string("-");
 }
 
 void print_phase_table(const RunResult& r, std::FILE* out) {
@@ -125,29 +128,32 @@ void print_phase_table(const RunResult& r, std::FILE* out) {
 }
 
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
-  fmt::print(out, "{:<8} {:<16} {:<28} {:>12} {:>18} {:>8} {}\n", "workload", "variant", "ran_on", "median_s",
-             "fom", "ceiling", "check");
+  const bool native = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.native_fraction.has_value(); });
+  fmt::print(out, "{:<8} {:<16} {:<28} {:>12} {:>18} {:>8} {}{}\n", "workload", "variant", "ran_on", "median_s",
+             "fom", "ceiling", native ? fmt::format("{:>8} ", "native") : "", "check");
   for (const RunResult& r : runs)
-    fmt::print(out, "{:<8} {:<16} {:<28} {:>12.6f} {:>10.2f} {:<7} {:>8} {}\n", r.workload, r.variant, r.ran_on,
-               r.time_s.median, r.fom, r.model.fom_name, fraction_text(r), r.check.valid ? "PASS" : "FAIL");
+    fmt::print(out, "{:<8} {:<16} {:<28} {:>12.6f} {:>10.2f} {:<7} {:>8} {}{}\n", r.workload, r.variant, r.ran_on,
+               r.time_s.median, r.fom, r.model.fom_name, fraction_text(r.ceiling_fraction),
+               native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
 }
 
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
-      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance\n";
+      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction\n";
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
   for (const RunResult& r : runs)
-    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g}\n",
+    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{}\n",
                        r.workload, r.variant, kind_name(r.kind), quoted(r.ran_on), r.size, r.reps, r.time_s.min,
                        r.time_s.median, r.time_s.max, r.transfer_s, r.model.bytes, r.model.flops,
                        quoted(r.model.fom_name), r.fom,
                        r.ceiling_fraction ? fmt::format("{:.6g}", *r.ceiling_fraction) : std::string(),
-                       r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance);
+                       r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
+                       r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string());
   return out;
 }
 

@@ -28,6 +28,7 @@ struct PhaseResult {
 struct RunResult {
   std::string workload, variant;
   Kind kind = Kind::host;
+  std::string kernel;        // the variant's kernel tag (Variant::kernel)
   std::string ran_on;        // "host", "host (fallback)" or "<device name> (device N)"
   bool on_device = false;
   int device = -1;           // OpenMP device number; -1 for host variants
@@ -40,6 +41,9 @@ struct RunResult {
   double fom = 0;
   std::optional<double> ceiling_gbps;       // the best triad measured on the same place
   std::optional<double> ceiling_fraction;   // (bytes / median time) / ceiling
+  // Target runs: the native twin's median time / this run's median time, where
+  // the twin (same workload, kernel tag, device and size) ran valid in the same process.
+  std::optional<double> native_fraction;
   Check check;
   nlohmann::json observables;
   std::vector<PhaseResult> phases;
@@ -52,6 +56,7 @@ nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
 std::string compiler_description();
 
+// The `native` column (native_fraction) appears only when a run has one.
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
 void print_phase_table(const RunResult& run, std::FILE* out);
 std::string runs_to_csv(const std::vector<RunResult>& runs);

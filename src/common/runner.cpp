@@ -1,11 +1,35 @@
 #include "common/runner.hpp"
 
+#include <algorithm>
+
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <omp.h>
 
 #include "common/device.hpp"
+#include "common/usage_error.hpp"
 
 namespace ompref {
+
+std::string prepare_context(const Variant& variant, int device, RunContext& ctx) {
+  ctx.device = device;
+  switch (variant.kind) {
+    case Kind::host:
+      ctx.on_device = false;
+      return "host";
+    case Kind::target:
+      ctx.on_device = target_runs_on_device(device);
+      return target_place(device, ctx.on_device);
+    case Kind::native: {
+      const NativeBackend* native = registry().native();
+      if (!native) throw UsageError(fmt::format("{}: this build has no native back end", variant.name));
+      ctx.on_device = true;
+      ctx.clock.wait_with([native, device] { native->synchronize(device); });
+      return native_place(device);
+    }
+  }
+  return "?";
+}
 
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices) {
@@ -13,31 +37,29 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.workload = variant.workload;
   r.variant = variant.name;
   r.kind = variant.kind;
+  r.kernel = variant.kernel;
   r.size = size;
   r.params = instance.params();
   r.reps = settings.reps;
   r.warmup = settings.warmup;
 
   RunContext ctx;
-  ctx.device = device;
   ctx.devices = devices;
-
+  r.ran_on = prepare_context(variant, device, ctx);
+  const bool device_data = variant.kind != Kind::host;
   instance.reset();
-  if (variant.kind == Kind::target) {
-    ctx.on_device = target_runs_on_device(device);
+  if (device_data) {
     double t0 = omp_get_wtime();
     if (variant.enter_data) variant.enter_data(instance, ctx);
     r.transfer_s = omp_get_wtime() - t0;
     r.on_device = ctx.on_device;
     r.device = device;
-    r.ran_on = target_place(device, r.on_device);
-  } else {
-    r.ran_on = "host";
   }
 
   for (int w = 0; w < settings.warmup; ++w) {
     ctx.clock.start();
     variant.run(instance, ctx);
+    ctx.clock.wait();
   }
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> phase_times;
@@ -45,11 +67,12 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     double t0 = omp_get_wtime();
     ctx.clock.start();
     variant.run(instance, ctx);
+    ctx.clock.wait();
     totals.push_back(omp_get_wtime() - t0);
     for (const auto& [name, seconds] : ctx.clock.laps()) phase_times[name].push_back(seconds);
   }
 
-  if (variant.kind == Kind::target && variant.exit_data) {
+  if (device_data && variant.exit_data) {
     double t0 = omp_get_wtime();
     variant.exit_data(instance, ctx);
     r.transfer_s += omp_get_wtime() - t0;
@@ -71,6 +94,33 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.check = instance.validate(settings.warmup + settings.reps, variant.kernel);
   r.observables = instance.observables(variant.kernel);
   return r;
+}
+
+void keep_runnable(std::vector<std::pair<Workload*, std::vector<const Variant*>>>& plan,
+                   const std::vector<int>& devices, bool named) {
+  const auto is_native = [](const Variant* v) { return v->kind == Kind::native; };
+  std::vector<std::string> natives;
+  for (const auto& [w, chosen] : plan)
+    for (const Variant* v : chosen)
+      if (is_native(v)) natives.push_back(v->name);
+  if (natives.empty()) return;
+  const std::string why = native_unusable(devices);
+  if (why.empty()) return;
+  if (named)
+    throw UsageError(fmt::format("--variant {}: {} (accepted here: host and target variants)", fmt::join(natives, ","), why));
+  for (auto& [w, chosen] : plan) chosen.erase(std::remove_if(chosen.begin(), chosen.end(), is_native), chosen.end());
+  fmt::print("native variants skipped ({}): {}\n", fmt::join(natives, ", "), why);
+  std::fflush(stdout);
+}
+
+void set_native_fractions(std::vector<RunResult>& runs) {
+  for (RunResult& t : runs) {
+    if (t.kind != Kind::target || !(t.time_s.median > 0)) continue;
+    for (const RunResult& n : runs)
+      if (n.kind == Kind::native && n.check.valid && n.workload == t.workload && n.kernel == t.kernel &&
+          n.device == t.device && n.size == t.size && n.params == t.params)
+        t.native_fraction = n.time_s.median / t.time_s.median;
+  }
 }
 
 const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
@@ -115,19 +165,56 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   return places_.emplace(key, m).first->second;
 }
 
+// The native back end's probes on one device, once per process.
+void Ceilings::measure_native(int device) {
+  if (native_.count(device)) return;
+  NativeMeasured m;
+  m.place = native_place(device);
+  for (const NativeProbe& probe : registry().probes()) {
+    ProbeResult result = probe.measure(device);
+    fmt::print("native ceiling: {:.1f} {} on {} ({}){}\n", result.value, probe.unit, m.place, result.measured,
+               result.valid ? "" : "  FAILED VALIDATION");
+    std::fflush(stdout);
+    m.valid = m.valid && result.valid;
+    m.probes.emplace_back(probe, std::move(result));
+  }
+  native_.emplace(device, std::move(m));
+}
+
 void Ceilings::measure_places(bool host, const std::vector<int>& devices) {
   if (!enabled_) return;
   if (host) measure(false, -1);
-  for (int d : devices)
+  for (int d : devices) {
     if (target_runs_on_device(d)) measure(true, d);
+    if (native_unusable({d}).empty()) measure_native(d);
+  }
 }
 
 void Ceilings::apply(RunResult& run) {
   if (!enabled_) return;
+  // A native run is held against the OpenMP ceiling of its device, where
+  // OpenMP offload really reaches that device.
+  if (run.kind == Kind::native && places_.count(run.device) == 0 && !target_runs_on_device(run.device)) return;
   const Measured& m = measure(run.on_device, run.device);
   if (!m.valid || m.gbps <= 0) return;
   run.ceiling_gbps = m.gbps;
   if (run.time_s.median > 0) run.ceiling_fraction = run.model.bytes / run.time_s.median / 1e9 / m.gbps;
+}
+
+// The probes' figures as fields of the device's entry (null when a probe
+// failed validation), and how each was measured under "native".
+nlohmann::json Ceilings::native_json(const NativeMeasured& m) const {
+  nlohmann::json fields = nlohmann::json::object();
+  nlohmann::json detail = {{"place", m.place}, {"backend", registry().native()->name}};
+  for (const auto& [probe, result] : m.probes) {
+    fields[probe.field] = result.valid ? nlohmann::json(result.value) : nlohmann::json(nullptr);
+    nlohmann::json one = {{"value", result.value}, {"unit", probe.unit}, {"measured", result.measured},
+                          {"valid", result.valid}};
+    for (const auto& [name, value] : result.details) one["details"][name] = value;
+    detail[probe.field] = one;
+  }
+  fields["native"] = detail;
+  return fields;
 }
 
 nlohmann::json Ceilings::to_json() const {
@@ -137,13 +224,23 @@ nlohmann::json Ceilings::to_json() const {
     nlohmann::json entry = m.params.is_object() ? m.params : nlohmann::json::object();
     entry.update({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"measured", m.label},
                   {"valid", m.valid}});
+    if (auto it = native_.find(key); key >= 0 && it != native_.end()) entry.update(native_json(it->second));
     out.push_back(entry);
   }
+  // Devices only the native back end reached (OpenMP offload fell back to the host).
+  for (const auto& [key, m] : native_)
+    if (places_.count(key) == 0) {
+      nlohmann::json entry = {{"place", m.place}, {"valid", m.valid}};
+      entry.update(native_json(m));
+      out.push_back(entry);
+    }
   return out;
 }
 
 bool Ceilings::all_valid() const {
   for (const auto& [key, m] : places_)
+    if (!m.valid) return false;
+  for (const auto& [key, m] : native_)
     if (!m.valid) return false;
   return true;
 }

@@ -20,14 +20,35 @@ struct RunSettings {
 
 // reset (inputs set, outputs poisoned) -> enter data (timed: transfer) ->
 // warm-up -> timed repetitions -> exit data (timed: transfer) -> validation.
+// Native variants' repetitions and laps end with a wait for the device.
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices);
+
+// Sets where `variant` runs on `device` (ctx.device, ctx.on_device, and for
+// native variants the clock's wait for the device) and returns the place:
+// "host", "host (fallback)" or "NVIDIA H200 (device 0)".
+std::string prepare_context(const Variant& variant, int device, RunContext& ctx);
+
+// Native variants need the native device of every device in `devices`
+// (native_unusable). Without one they leave the plan, with one line on
+// stdout; when the user named them (`named`: --variant), the command is
+// refused (UsageError).
+void keep_runnable(std::vector<std::pair<Workload*, std::vector<const Variant*>>>& plan,
+                   const std::vector<int>& devices, bool named);
+
+// Each target run's native_fraction: its native twin's median time / its own,
+// where the twin (same workload, kernel tag, device, size and parameters) ran
+// valid among `runs`.
+void set_native_fractions(std::vector<RunResult>& runs);
 
 // The bandwidth ceiling measured once per place a process runs on (the host,
 // each device), with the variants that declare a ceiling phase (stream's
 // triad: host_simd on the host, the better of its target variants on a
 // device). The ceiling is the best (min-time) rate; runs are held against it
-// with their median time, so a fraction is never flattered.
+// with their median time, so a fraction is never flattered. Where a native
+// back end has the device, its probes (the CUDA triad over launch shapes, the
+// FP64 FMA rate) are measured too and reported beside the OpenMP ceiling,
+// which stays the one runs are held against.
 class Ceilings {
  public:
   Ceilings(bool enabled, MemoryLimits limits) : enabled_(enabled), limits_(limits) {}
@@ -48,11 +69,19 @@ class Ceilings {
     std::string variant;  // the variant that set it
     std::string label;    // "<workload> <variant> <phase>"
   };
+  struct NativeMeasured {
+    std::string place;
+    std::vector<std::pair<NativeProbe, ProbeResult>> probes;
+    bool valid = true;
+  };
   const Measured& measure(bool on_device, int device);
+  void measure_native(int device);
+  nlohmann::json native_json(const NativeMeasured& m) const;
 
   bool enabled_;
   MemoryLimits limits_;
-  std::map<int, Measured> places_;  // key: device number, -1 for the host
+  std::map<int, Measured> places_;         // key: device number, -1 for the host
+  std::map<int, NativeMeasured> native_;   // key: device number
 };
 
 }  // namespace ompref
