@@ -4,7 +4,6 @@
 #include <unistd.h>
 
 #include <cstdio>
-#include <fstream>
 #include <new>
 #include <set>
 #include <string>
@@ -16,6 +15,8 @@
 #include <omp.h>
 
 #include "common/device.hpp"
+#include "common/output_file.hpp"
+#include "common/provenance.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
 #include "common/runner.hpp"
@@ -41,22 +42,6 @@ void list_devices() {
   if (devices.empty()) fmt::print("no offload devices (this build: {})\n", OMPREF_OFFLOAD_DESC);
   for (const DeviceInfo& d : devices)
     fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
-}
-
-// Refuses an output path that cannot be written, before any run starts.
-void check_writable(const std::string& path, const char* option) {
-  if (path.empty()) return;
-  bool existed = access(path.c_str(), F_OK) == 0;
-  std::FILE* f = std::fopen(path.c_str(), "a");
-  if (!f) throw UsageError(fmt::format("{} {}: cannot write this file (accepted: a writable file path)", option, path));
-  std::fclose(f);
-  if (!existed) std::remove(path.c_str());
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream out(path);
-  out << text;
-  if (!out) throw UsageError(fmt::format("cannot write {}", path));
 }
 
 struct RunArgs {
@@ -98,10 +83,10 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
       throw UsageError(fmt::format("{}: empty value (see ompref run --help for what is accepted)", option));
   for (const std::string& v : args.variants)
     if (v.empty()) throw UsageError("--variant: empty value (accepted: V[,V...] or all)");
-  if (args.json_path == args.csv_path && !args.json_path.empty())
+  if (!args.json_path.empty()) check_output_path(args.json_path, "--json");
+  if (!args.csv_path.empty()) check_output_path(args.csv_path, "--csv");
+  if (same_output(args.json_path, args.csv_path) || (args.json_path == "-" && args.csv_path == "-"))
     throw UsageError("--json and --csv name the same file (accepted: two different paths)");
-  check_writable(args.json_path, "--json");
-  check_writable(args.csv_path, "--csv");
   // Workload options belong to their workload's option group.
   for (Workload* other : registry().workloads()) {
     if (args.workload == "all" || other->name() == args.workload) continue;
@@ -208,15 +193,26 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
                                  OMPREF_OFFLOAD_DESC));
   const HostInfo host = host_info();
   const MemoryLimits limits = memory_limits(host, any_target, devices);
+  // With `--json -` or `--csv -` standard output carries that document
+  // alone: everything else printed goes to standard error meanwhile.
+  const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-";
+  const int saved_stdout = document_on_stdout ? dup(STDOUT_FILENO) : -1;
+  if (document_on_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
   print_header(host);
 
   Ceilings ceilings(!args.no_ceiling, limits);
   ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
   std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings);
   print_run_table(runs, stdout);
+  std::fflush(stdout);
+  if (document_on_stdout) {
+    dup2(saved_stdout, STDOUT_FILENO);
+    close(saved_stdout);
+  }
 
-  if (!args.json_path.empty()) write_file(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n");
-  if (!args.csv_path.empty()) write_file(args.csv_path, runs_to_csv(runs));
+  if (!args.json_path.empty())
+    write_output(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n", "--json");
+  if (!args.csv_path.empty()) write_output(args.csv_path, provenance_comment_lines() + runs_to_csv(runs), "--csv");
 
   bool all_valid = ceilings.all_valid();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
@@ -224,8 +220,11 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
 }
 
 int run_main(int argc, char** argv) {
+  set_command_line(argc, argv);
   CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
-  app.require_subcommand(1);
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
   CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target> <sentence>");
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
   CLI::App* run = app.add_subcommand("run", "run workloads, validate every run, print the table");
@@ -243,8 +242,8 @@ int run_main(int argc, char** argv) {
   run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
   run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
   run->add_option("--device", args.device, "N or all: the offload devices target variants run on");
-  run->add_option("--json", args.json_path, "write the results as JSON");
-  run->add_option("--csv", args.csv_path, "write the results as CSV");
+  run->add_option("--json", args.json_path, "write the results as JSON (- for standard output)");
+  run->add_option("--csv", args.csv_path, "write the results as CSV, provenance in leading # lines (- for standard output)");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
 
@@ -264,6 +263,14 @@ int run_main(int argc, char** argv) {
     return 2;
   }
 
+  if (version) {
+    fmt::print("{}\n", version_line());
+    return 0;
+  }
+  if (app.get_subcommands().empty()) {
+    fmt::print(stderr, "ompref: a command is required (accepted: list, devices, run; see ompref --help)\n");
+    return 2;
+  }
   if (list->parsed()) {
     list_variants();
     return 0;

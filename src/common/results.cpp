@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/provenance.hpp"
+
 namespace ompref {
 
 Stats Stats::of(std::vector<double> samples) {
@@ -83,20 +85,6 @@ std::string compiler_description() {
 #else
   return "unknown";
 #endif
-}
-
-// What a reader needs to reproduce a run: when, where, and the OpenMP settings.
-static nlohmann::json provenance() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  char date[32] = {};
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  nlohmann::json env = nlohmann::json::object();
-  for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_TARGET_OFFLOAD",
-                           "OMP_DEFAULT_DEVICE", "CUDA_VISIBLE_DEVICES", "LIBOMPTARGET_INFO"})
-    if (const char* value = std::getenv(name)) env[name] = value;
-  return {{"date", date}, {"hostname", host}, {"environment", env}};
 }
 
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
