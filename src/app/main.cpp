@@ -212,7 +212,7 @@ int run_suite(const RunArgs& args, CLI::App& run_command) {
 
   if (!args.json_path.empty())
     write_output(args.json_path, report_json(runs, ceilings.to_json()).dump(2) + "\n", "--json");
-  if (!args.csv_path.empty()) write_output(args.csv_path, provenance_comment_lines() + runs_to_csv(runs), "--csv");
+  if (!args.csv_path.empty()) write_output(args.csv_path, runs_to_csv(runs), "--csv");
 
   bool all_valid = ceilings.all_valid();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
@@ -268,7 +268,7 @@ int run_main(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    fmt::print(stderr, "ompref: a command is required (accepted: list, devices, run; see ompref --help)\n");
+    fmt::print(stderr, "ompref: a subcommand is required (accepted: list, devices, run; see ompref --help)\n");
     return 2;
   }
   if (list->parsed()) {

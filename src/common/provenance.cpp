@@ -84,19 +84,4 @@ std::string version_line() {
                      OMPREF_OFFLOAD_DESC, OMPREF_BUILD_TYPE, OMPREF_COMPILE_FLAGS, OMPREF_LINK_FLAGS);
 }
 
-std::string provenance_comment_lines() {
-  const nlohmann::json p = provenance();
-  std::string out = fmt::format("# ompref {}\n", OMPREF_VERSION);
-  for (const auto& [key, value] : p.items()) {
-    std::string text = value.is_string() ? value.get<std::string>() : value.dump();
-    for (char& c : text)
-      if (c == '\n' || c == '\r') c = ' ';
-    out += fmt::format("# {}: {}\n", key, text);
-  }
-  const HostInfo h = host_info();
-  out += fmt::format("# host: {}, {} OpenMP threads\n", h.cpu.empty() ? "unknown CPU" : h.cpu, h.threads);
-  for (const DeviceInfo& d : offload_devices()) out += fmt::format("# device {}: {}\n", d.id, d.name);
-  return out;
-}
-
 }  // namespace ompref

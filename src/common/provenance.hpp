@@ -1,7 +1,7 @@
 #pragma once
 // Where a result comes from: the suite's commit and build, the compiler and
 // OpenMP runtime, the command line and the OpenMP/offload environment, the
-// host and the date. Carried by the JSON, the CSV (comment lines) and
+// host and the date. Carried by the JSON, the CSV (columns) and
 // `ompref --version`.
 #include <string>
 
@@ -15,7 +15,5 @@ void set_command_line(int argc, char** argv);
 nlohmann::json provenance();
 // One line: version, commit, build type, compiler, OpenMP runtime, offload mode, flags.
 std::string version_line();
-// The same facts as '# key: value' lines, for the head of a CSV file.
-std::string provenance_comment_lines();
 
 }  // namespace ompref
