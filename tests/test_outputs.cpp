@@ -10,6 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <fmt/format.h>
+
+#include "app/result_files.hpp"
 #include "common/output_file.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
@@ -149,4 +152,72 @@ TEST(OutputCli, VersionIsOneLineWithCommitAndCompiler) {
   EXPECT_EQ(count_lines(r.output), 1) << r.output;
   EXPECT_NE(r.output.find("commit"), std::string::npos) << r.output;
   EXPECT_NE(r.output.find(compiler_description()), std::string::npos) << r.output;
+}
+
+TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
+  TempDir dir;
+  // Interrupted once the first run is saved: exit 130, the folder holds valid
+  // JSON with every run that finished, and no temporary file.
+  const std::string script = fmt::format(
+      "OMP_NUM_THREADS=2 {} run all --size tiny --reps 3 --no-ceiling --quiet --save {} >/dev/null 2>&1 & pid=$!; "
+      "for i in $(seq 1 600); do ls {}/*/results.json >/dev/null 2>&1 && break; sleep 0.05; done; "
+      "kill -INT $pid; wait $pid; echo $?",
+      OMPREF_BIN, dir.path.string(), dir.path.string());
+  std::FILE* pipe = popen(script.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buf[64] = {};
+  ASSERT_NE(std::fgets(buf, sizeof buf, pipe), nullptr);
+  pclose(pipe);
+  EXPECT_EQ(std::atoi(buf), 130);
+  int folders = 0;
+  for (const auto& folder : fs::directory_iterator(dir.path)) {
+    ++folders;
+    const nlohmann::json j = nlohmann::json::parse(slurp(folder.path() / "results.json"));
+    EXPECT_GE(j["runs"].size(), 1u);
+    EXPECT_TRUE(fs::exists(folder.path() / "results.csv"));
+    EXPECT_TRUE(fs::exists(folder.path() / "table.txt"));
+    for (const auto& f : fs::directory_iterator(folder.path()))
+      EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << f.path();
+  }
+  EXPECT_EQ(folders, 1);
+}
+
+TEST(OutputCli, CheckRunsEveryVariantOnceAndWritesJUnit) {
+  TempDir dir;
+  const fs::path xml = dir.path / "check.xml";
+  auto r = run_ompref("check --quiet --junit " + xml.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string text = slurp(xml);
+  int cases = 0;
+  for (std::size_t at = text.find("<testcase "); at != std::string::npos; at = text.find("<testcase ", at + 1)) ++cases;
+  std::size_t runs = 0;
+  for (const Variant* v : registry().variants()) runs += v->kind == Kind::native ? 0 : 1;
+  EXPECT_EQ(std::size_t(cases), runs) << "one test case per variant";
+  EXPECT_EQ(text.find("<failure"), std::string::npos);
+}
+
+TEST(OutputCli, JUnitFailureCarriesTheWorstError) {
+  RunResult r;
+  r.workload = "stream";
+  r.variant = "host_simd";
+  r.check.valid = false;
+  r.check.max_rel_error = 0.5;
+  r.check.tolerance = 1e-8;
+  r.check.detail = "a[3] = 0.5 (expected <1>)";
+  const std::string xml = junit_xml({r});
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("max relative error 0.5 exceeds tolerance 1e-08"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("a[3] = 0.5 (expected &lt;1&gt;)"), std::string::npos) << xml;
+}
+
+TEST(OutputCli, ProgressLinesGoToStandardErrorOnly) {
+  auto r = run_ompref("run stream --size tiny --reps 2 --no-ceiling --variant host_simd,target_simd", "OMPREF_QUIET=0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.stderr_text.find("[1/2] stream 1/1, host_simd 1/2"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("[2/2] stream 1/1, target_simd 2/2"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("elapsed"), std::string::npos) << r.stderr_text;
+  const std::string out = r.output.substr(0, r.output.size() - r.stderr_text.size());
+  EXPECT_EQ(out.find("elapsed"), std::string::npos) << "progress must not enter the table";
+  auto quiet = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --quiet", "OMPREF_QUIET=0");
+  EXPECT_EQ(quiet.stderr_text, "");
 }

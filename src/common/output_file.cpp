@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
@@ -18,6 +19,10 @@ namespace fs = std::filesystem;
 
 namespace ompref {
 namespace {
+
+// The temporary file being written, for remove_pending_output().
+char pending[4096] = {};
+volatile std::sig_atomic_t pending_set = 0;
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, const std::string& why) {
   throw UsageError(fmt::format("{} {}: {}", what, path, why));
@@ -45,12 +50,19 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (fs::exists(st)) {
     if (!fs::is_regular_file(st))
       fail(option, path, "not a regular file (a directory, FIFO or device); accepted: a file path, or -");
-    if (access(target.c_str(), W_OK) != 0) fail(option, path, "cannot write this file (permission denied)");
+    // Opened for appending (nothing truncated): what root may not write either.
+    const int fd = open(target.c_str(), O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) fail(option, path, fmt::format("cannot write this file ({})", std::strerror(errno)));
+    close(fd);
   }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec)) fail(option, path, fmt::format("the directory {} does not exist", dir.string()));
-  if (access(dir.c_str(), W_OK) != 0)
-    fail(option, path, fmt::format("cannot create files in {} (permission denied)", dir.string()));
+  // The temporary file of the final write must be possible there.
+  std::string probe = (dir / ".ompref-probe.XXXXXX").string();
+  const int fd = mkstemp(probe.data());
+  if (fd < 0) fail(option, path, fmt::format("cannot create files in {} ({})", dir.string(), std::strerror(errno)));
+  close(fd);
+  unlink(probe.c_str());
 }
 
 bool same_output(const std::string& a, const std::string& b) {
@@ -70,10 +82,16 @@ void write_output(const std::string& path, const std::string& text, const std::s
   const fs::path target = resolve_output_path(path);
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string temp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = mkstemp(temp.data());
+  if (temp.size() >= sizeof pending) fail(what, path, "path too long");
+  pending_set = 0;
+  std::memcpy(pending, temp.c_str(), temp.size() + 1);
+  const int fd = mkstemp(pending);
   if (fd < 0) fail(what, path, fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
+  pending_set = 1;
+  temp = pending;
   auto give_up = [&](const char* step) {
     const std::string why = fmt::format("{}: {}", step, std::strerror(errno));
+    pending_set = 0;
     unlink(temp.c_str());
     fail(what, path, why + " (the previous file, if any, is unchanged)");
   };
@@ -99,6 +117,11 @@ void write_output(const std::string& path, const std::string& text, const std::s
   }
   if (close(fd) != 0) give_up("close failed");
   if (std::rename(temp.c_str(), target.c_str()) != 0) give_up("rename failed");
+  pending_set = 0;
+}
+
+void remove_pending_output() noexcept {
+  if (pending_set) unlink(pending);
 }
 
 }  // namespace ompref

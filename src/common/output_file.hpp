@@ -21,5 +21,8 @@ void check_output_path(const std::string& path, const std::string& option);
 // Whether two output paths name the same file (by identity, not by spelling).
 bool same_output(const std::string& a, const std::string& b);
 void write_output(const std::string& path, const std::string& text, const std::string& what);
+// Removes the temporary file of a write in progress, if any: safe to call
+// from a signal handler (an interrupted program leaves no stray file).
+void remove_pending_output() noexcept;
 
 }  // namespace ompref
