@@ -221,3 +221,16 @@ TEST(OutputCli, ProgressLinesGoToStandardErrorOnly) {
   auto quiet = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --quiet", "OMPREF_QUIET=0");
   EXPECT_EQ(quiet.stderr_text, "");
 }
+
+TEST(OutputCli, BadOpenMPEnvironmentIsRefusedBeforeTheRuntimeSeesIt) {
+  for (const char* env : {"OMP_NUM_THREADS=", "OMP_NUM_THREADS=abc", "OMP_NUM_THREADS=-2", "OMP_NUM_THREADS=0",
+                          "OMP_THREAD_LIMIT=x", "OMP_DEFAULT_DEVICE=-1", "OMP_TARGET_OFFLOAD=sometimes"}) {
+    auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling", env);
+    EXPECT_EQ(r.status, 2) << env << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << env << "\n" << r.stderr_text;
+    const std::string name = std::string(env).substr(0, std::string(env).find('='));
+    EXPECT_NE(r.stderr_text.find(name), std::string::npos) << r.stderr_text;
+  }
+  auto ok = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd", "OMP_NUM_THREADS=2,1");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
