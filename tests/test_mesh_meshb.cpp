@@ -169,7 +169,7 @@ TEST(Meshb, RandomCorruptionsNeverCrash) {
   EXPECT_EQ(refused + accepted, 3000);
 }
 
-TEST(Meshb, ReadsTheSeedsOfAnIndependentWriter) {
+TEST(Meshb, ReadsTheFilesOfAnIndependentWriter) {
   // tests/fuzz_corpus/make_corpus.py writes these with Python's struct module.
   const std::string dir = std::string(OMPREF_SOURCE_DIR) + "/tests/fuzz_corpus/meshb/";
   std::vector<std::string> names = {"tets.mesh"};

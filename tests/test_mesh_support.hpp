@@ -1,8 +1,10 @@
 #pragma once
 // Helpers of the mesh suites (test_mesh_*.cpp): instances of the generated
 // cube, the kernels as the registry lists them, their outputs, and bytes for
-// the libMeshb reader.
+// the libMeshb reader. Nothing here names a kernel: a kernel added to the
+// pair is tested by every suite without a list to edit.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
@@ -33,7 +35,7 @@ inline std::unique_ptr<MeshInstance> cube(int n, const std::string& renumber = "
 }
 
 // The pairs' names without host_/target_ (direct, downward, ..., reduce_blocks),
-// as registered: a kernel added to the pair is tested without a list to edit.
+// as registered.
 inline std::vector<std::string> pair_names() {
   std::vector<std::string> names;
   for (const Variant* v : registry().variants("mesh"))
@@ -48,27 +50,27 @@ inline std::string tag_of(const std::string& variant) {
   return v ? v->kernel : "";
 }
 
-// Every output of a kernel, copied after a run; empty for a tag not listed here.
-inline std::vector<double> outputs_of(const MeshInstance& m, const std::string& tag) {
+// Every output of every kernel (the arrays, then the reductions), copied: a
+// kernel's are those that differ from what reset() leaves (NaN, or crd for pos).
+inline std::vector<double> all_outputs(const MeshInstance& m) {
   std::vector<double> out;
-  if (tag == "direct") {
-    out = m.pos;
-  } else if (tag == "downward") {
-    out = m.out_volume;
-    out.insert(out.end(), m.out_centre.begin(), m.out_centre.end());
-  } else if (tag == "transverse") {
-    out = m.spread;
-  } else if (tag == "upward_csr" || tag == "upward_binned") {
-    out = m.smooth;
-  } else if (tag == "lumped_atomic" || tag == "lumped_scatter_gather") {
-    out = m.lumped;
-  } else if (tag == "reduce") {
-    out = {m.red.volume_sum,  m.red.volume_min,      m.red.volume_max,
-           m.red.quality_sum, m.red.quality_max,     m.red.quality_min.value,
-           double(m.red.quality_min.index)};
-  }
+  for (const std::vector<double>* a : {&m.pos, &m.out_volume, &m.out_centre, &m.spread, &m.smooth, &m.lumped})
+    out.insert(out.end(), a->begin(), a->end());
+  const Reductions& r = m.red;
+  out.insert(out.end(), {r.volume_sum, r.volume_min, r.volume_max, r.quality_sum, r.quality_max, r.quality_min.value,
+                         double(r.quality_min.index)});
   return out;
 }
+
+// A few elements of every kernel's outputs, to corrupt.
+inline std::vector<double*> output_probes(MeshInstance& m) {
+  return {&m.pos[7],           &m.out_volume[5],    &m.out_centre[11],          &m.spread[9],
+          &m.smooth.back(),    &m.lumped[13],       &m.red.volume_sum,          &m.red.volume_min,
+          &m.red.quality_max,  &m.red.quality_min.value};
+}
+
+// The same value, NaN included.
+inline bool same(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
 
 // The boundary triangles' neighbours through their edges (-1: an open edge):
 // the other triangle in the triangle ball of the edge's smaller vertex that

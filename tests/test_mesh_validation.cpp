@@ -1,6 +1,6 @@
 // mesh, validation fails when it must: one changed or NaN output element of
-// any kernel, outputs left poisoned by a reset, a wrong argmin, a wrong
-// repetition count, a tag that names no kernel.
+// any kernel (the probes it wrote), outputs left poisoned by a reset, a wrong
+// argmin, a wrong repetition count, a tag that names no kernel.
 #include <limits>
 #include <string>
 #include <vector>
@@ -15,19 +15,10 @@ namespace {
 
 using ompref::testing::run_one;
 using testing::cube;
+using testing::output_probes;
 using testing::pair_names;
+using testing::same;
 using testing::tag_of;
-
-// A few elements of each kernel's outputs, to corrupt.
-std::vector<double*> targets_of(MeshInstance& m, const std::string& tag) {
-  if (tag == "direct") return {&m.pos[7]};
-  if (tag == "downward") return {&m.out_volume[5], &m.out_centre[11]};
-  if (tag == "transverse") return {&m.spread[9]};
-  if (tag == "upward_csr" || tag == "upward_binned") return {&m.smooth[m.smooth.size() - 1]};
-  if (tag == "lumped_atomic" || tag == "lumped_scatter_gather") return {&m.lumped[13]};
-  if (tag == "reduce") return {&m.red.volume_sum, &m.red.volume_min, &m.red.quality_max, &m.red.quality_min.value};
-  return {};
-}
 
 class MeshCorruption : public ::testing::TestWithParam<std::string> {};
 
@@ -35,10 +26,17 @@ TEST_P(MeshCorruption, ChangedNaNOrUnwrittenOutputsFail) {
   auto m = cube(3, "none", 0.1);
   const std::string name = "host_" + GetParam();
   const std::string tag = tag_of(name);
+  const std::vector<double*> probes = output_probes(*m);
+  m->reset();
+  std::vector<double> unwritten;
+  for (double* p : probes) unwritten.push_back(*p);
   RunResult r = run_one(*m, "mesh", name, "custom", 2, 0);
   ASSERT_TRUE(r.check.valid) << r.check.detail;
-  const std::vector<double*> targets = targets_of(*m, tag);
-  ASSERT_FALSE(targets.empty()) << tag << ": no outputs to corrupt";
+  // The probes this kernel wrote.
+  std::vector<double*> targets;
+  for (std::size_t i = 0; i < probes.size(); ++i)
+    if (!same(*probes[i], unwritten[i])) targets.push_back(probes[i]);
+  ASSERT_FALSE(targets.empty()) << tag << ": no probe among its outputs (tests/test_mesh_support.hpp)";
   for (double* p : targets) {
     const double saved = *p;
     *p = saved * (1 + 1e-9) + 1e-9;

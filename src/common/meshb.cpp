@@ -31,13 +31,8 @@ bool MeshData::operator==(const MeshData& o) const {
 namespace detail {
 
 std::string keyword_text(int keyword) {
-  switch (keyword) {
-    case kMeshVersionFormatted: return "MeshVersionFormatted";
-    case kDimension: return "Dimension";
-    case kVertices: return "Vertices";
-    case kEnd: return "End";
-    default: break;
-  }
+  for (const KeywordName& k : other_keywords)
+    if (k.keyword == keyword) return k.name;
   int slot = element_slot(keyword);
   if (slot >= 0) return element_types[slot].name;
   return fmt::format("keyword {}", keyword);

@@ -102,10 +102,8 @@ class AsciiParser {
  private:
   // The code of a keyword name (any case), -1 for a name this reader does not know.
   static int keyword_of(const std::string& t) {
-    if (same_word(t, "MeshVersionFormatted")) return kMeshVersionFormatted;
-    if (same_word(t, "Dimension")) return kDimension;
-    if (same_word(t, "Vertices")) return kVertices;
-    if (same_word(t, "End")) return kEnd;
+    for (const KeywordName& k : other_keywords)
+      if (same_word(t, k.name)) return k.keyword;
     int keyword = -1;
     for (const ElementType& e : element_types)
       if (same_word(t, e.name)) keyword = e.keyword;

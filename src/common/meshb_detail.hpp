@@ -2,6 +2,7 @@
 // What the libMeshb reader's parts share (meshb.cpp, meshb_binary.cpp,
 // meshb_ascii.cpp): the one-line errors, the memory budget, the index check,
 // and the two parsers.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -9,6 +10,14 @@
 #include "common/meshb.hpp"
 
 namespace ompref::meshb::detail {
+
+// The keywords other than the element types (meshb.hpp's element_types), by name.
+struct KeywordName {
+  int keyword;
+  const char* name;
+};
+constexpr std::array<KeywordName, 4> other_keywords{
+    {{kMeshVersionFormatted, "MeshVersionFormatted"}, {kDimension, "Dimension"}, {kVertices, "Vertices"}, {kEnd, "End"}}};
 
 // "Vertices", "Tetrahedra", ... or "keyword N" for a code this reader does not know.
 std::string keyword_text(int keyword);
