@@ -74,8 +74,10 @@ RawMesh make_cube(int n, double jitter) {
 
 RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
   const meshb::ElementBlock& tets = data.block(meshb::kTetrahedra);
-  if (data.dimension != 3) throw UsageError(fmt::format("mesh file {}: Dimension: {} (the mesh workload needs 3)", name, data.dimension));
-  if (tets.count() == 0) throw UsageError(fmt::format("mesh file {}: Tetrahedra: none (the mesh workload needs tetrahedra)", name));
+  if (data.dimension != 3)
+    throw UsageError(fmt::format("mesh file {}: Dimension: {} (the mesh workload needs 3)", name, data.dimension));
+  if (tets.count() == 0)
+    throw UsageError(fmt::format("mesh file {}: Tetrahedra: none (the mesh workload needs tetrahedra)", name));
   RawMesh raw;
   raw.source = name;
   raw.crd = data.xyz;

@@ -25,7 +25,9 @@ using LD = long double;
 
 // "name[i] = got (expected want)": where an array's worst element is.
 auto where_in(const char* name, const std::vector<double>& got, const std::vector<double>& want) {
-  return [name, &got, &want](std::int64_t i) { return fmt::format("{}[{}] = {} (expected {})", name, i, got[i], want[i]); };
+  return [name, &got, &want](std::int64_t i) {
+    return fmt::format("{}[{}] = {} (expected {})", name, i, got[i], want[i]);
+  };
 }
 
 // An output array against its reference, relative to |want| (at least `floor`).

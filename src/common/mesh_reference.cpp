@@ -22,7 +22,9 @@ LD ld_volume(const double* a, const double* b, const double* c, const double* d)
     w[k] = LD(d[k]) - a[k];
   }
   // Triple product u . (v x w).
-  return (u[0] * (v[1] * w[2] - v[2] * w[1]) + u[1] * (v[2] * w[0] - v[0] * w[2]) + u[2] * (v[0] * w[1] - v[1] * w[0])) / 6;
+  return (u[0] * (v[1] * w[2] - v[2] * w[1]) + u[1] * (v[2] * w[0] - v[0] * w[2]) +
+          u[2] * (v[0] * w[1] - v[1] * w[0])) /
+         6;
 }
 
 LD ld_area(const double* a, const double* b, const double* c) {

@@ -40,8 +40,8 @@ std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int
 }
 
 Box bounding_box(const std::vector<double>& crd) {
-  Box b{{std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity()},
-        {-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity()}};
+  const double inf = std::numeric_limits<double>::infinity();
+  Box b{{inf, inf, inf}, {-inf, -inf, -inf}};
   for (std::size_t v = 0; v < crd.size() / 3; ++v)
     for (int d = 0; d < 3; ++d) {
       b.lo[d] = std::min(b.lo[d], crd[3 * v + d]);
@@ -68,7 +68,8 @@ std::uint64_t point_key(const Box& box, const double* p) {
 std::vector<std::int32_t> order_by(const std::vector<std::uint64_t>& key) {
   std::vector<std::int32_t> order(key.size());
   std::iota(order.begin(), order.end(), 0);
-  std::sort(order.begin(), order.end(), [&](std::int32_t a, std::int32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
+  std::sort(order.begin(), order.end(),
+            [&](std::int32_t a, std::int32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
   return order;
 }
 

@@ -39,7 +39,9 @@ class Tokens {
   }
 
  private:
-  static bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\0'; }
+  static bool is_space(char c) {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == '\0';
+  }
   void skip() {
     for (;;) {
       while (p_ < end_ && is_space(*p_)) ++p_;
@@ -155,7 +157,8 @@ class AsciiParser {
     // Every value takes at least one character and a separator.
     std::size_t room = in_.remaining() + 1;
     if (std::uint64_t(count) > room / (2 * values))
-      fail(name_, kw, fmt::format("count {} cannot fit in the {} bytes left in the file (truncated?)", count, room - 1));
+      fail(name_, kw,
+           fmt::format("count {} cannot fit in the {} bytes left in the file (truncated?)", count, room - 1));
     return std::size_t(count);
   }
 

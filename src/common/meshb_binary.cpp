@@ -243,7 +243,8 @@ MeshData parse_binary(const unsigned char* data, std::size_t size, const std::st
 }  // namespace detail
 
 std::string to_binary(const MeshData& mesh, int version, bool swap) {
-  if (version < 1 || version > 4) throw UsageError(fmt::format("meshb writer: bad version {} (accepted: 1 to 4)", version));
+  if (version < 1 || version > 4)
+    throw UsageError(fmt::format("meshb writer: bad version {} (accepted: 1 to 4)", version));
   const bool wide_pos = version >= 3;
   const bool wide_int = version >= 4;
   detail::BinaryWriter w(swap);

@@ -16,8 +16,10 @@ struct KeywordName {
   int keyword;
   const char* name;
 };
-constexpr std::array<KeywordName, 4> other_keywords{
-    {{kMeshVersionFormatted, "MeshVersionFormatted"}, {kDimension, "Dimension"}, {kVertices, "Vertices"}, {kEnd, "End"}}};
+constexpr std::array<KeywordName, 4> other_keywords{{{kMeshVersionFormatted, "MeshVersionFormatted"},
+                                                    {kDimension, "Dimension"},
+                                                    {kVertices, "Vertices"},
+                                                    {kEnd, "End"}}};
 
 // "Vertices", "Tetrahedra", ... or "keyword N" for a code this reader does not know.
 std::string keyword_text(int keyword);

@@ -270,51 +270,36 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // mirror: end
 
-const Registration target_direct_registration{
-    target_variant("mesh", "target_direct",
-                   "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-                   target_direct, direct_data)
-        .for_kernel("direct")};
-const Registration target_downward_registration{
-    target_variant("mesh", "target_downward",
-                   "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-                   target_downward, downward_data)
-        .for_kernel("downward")};
-const Registration target_transverse_registration{
-    target_variant("mesh", "target_transverse",
-                   "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-                   target_transverse, transverse_data)
-        .for_kernel("transverse")};
-const Registration target_ball_csr_registration{
-    target_variant("mesh", "target_ball_csr",
-                   "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-                   target_ball_csr, ball_csr_data)
-        .for_kernel("upward_csr")};
-const Registration target_ball_binned_registration{
-    target_variant("mesh", "target_ball_binned",
-                   "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-                   target_ball_binned, ball_binned_data)
-        .for_kernel("upward_binned")};
-const Registration target_lumped_atomic_registration{
-    target_variant("mesh", "target_lumped_atomic",
-                   "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-                   target_lumped_atomic, lumped_atomic_data)
-        .for_kernel("lumped_atomic")};
-const Registration target_lumped_scatter_gather_registration{
-    target_variant("mesh", "target_lumped_scatter_gather",
-                   "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-                   target_lumped_scatter_gather, lumped_scatter_gather_data)
-        .for_kernel("lumped_scatter_gather")};
-const Registration target_reduce_registration{
-    target_variant("mesh", "target_reduce",
-                   "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-                   target_reduce, reduce_data)
-        .for_kernel("reduce")};
-const Registration target_reduce_blocks_registration{
-    target_variant("mesh", "target_reduce_blocks",
-                   "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
-                   target_reduce_blocks, reduce_blocks_data)
-        .for_kernel("reduce")};
+const Registration target_direct_registration{target_variant(
+    "mesh", "target_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
+    target_direct, direct_data).for_kernel("direct")};
+const Registration target_downward_registration{target_variant(
+    "mesh", "target_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
+    target_downward, downward_data).for_kernel("downward")};
+const Registration target_transverse_registration{target_variant(
+    "mesh", "target_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
+    target_transverse, transverse_data).for_kernel("transverse")};
+const Registration target_ball_csr_registration{target_variant(
+    "mesh", "target_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
+    target_ball_csr, ball_csr_data).for_kernel("upward_csr")};
+const Registration target_ball_binned_registration{target_variant(
+    "mesh", "target_ball_binned",
+    "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
+    target_ball_binned, ball_binned_data).for_kernel("upward_binned")};
+const Registration target_lumped_atomic_registration{target_variant(
+    "mesh", "target_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
+    target_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic")};
+const Registration target_lumped_scatter_gather_registration{target_variant(
+    "mesh", "target_lumped_scatter_gather",
+    "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
+    target_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather")};
+const Registration target_reduce_registration{target_variant(
+    "mesh", "target_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
+    target_reduce, reduce_data).for_kernel("reduce")};
+const Registration target_reduce_blocks_registration{target_variant(
+    "mesh", "target_reduce_blocks",
+    "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
+    target_reduce_blocks, reduce_blocks_data).for_kernel("reduce")};
 
 }  // namespace
 }  // namespace ompref::mesh
