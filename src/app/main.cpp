@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include "app/compare.hpp"
 #include "common/device.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
@@ -248,9 +249,15 @@ int run_main(int argc, char** argv) {
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the stream triad ceiling measurement");
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
 
-  const std::set<std::string> commands = {"list", "devices", "run"};
+  // compare and report read result files back (src/app/compare.cpp, src/app/report.cpp).
+  CompareArgs compare_args;
+  CLI::App* compare = add_compare_command(app, compare_args);
+  ReportArgs report_args;
+  CLI::App* report = add_report_command(app, report_args);
+
+  const std::set<std::string> commands = {"list", "devices", "run", "compare", "report"};
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
-    throw UsageError(fmt::format("unknown command '{}' (accepted: list, devices, run)", argv[1]));
+    throw UsageError(fmt::format("unknown command '{}' (accepted: list, devices, run, compare, report)", argv[1]));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -272,6 +279,8 @@ int run_main(int argc, char** argv) {
     list_devices();
     return 0;
   }
+  if (compare->parsed()) return run_compare(compare_args);
+  if (report->parsed()) return run_report(report_args);
   return run_suite(args, *run);
 }
 
