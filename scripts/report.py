@@ -223,18 +223,19 @@ def file_section(i, label, doc, out_dir, cuda):
                      f"FP64 FMA {cuda.get('fp64_fma_TFLOPs')} TFLOP/s")
     if not doc.get("ceilings"):
         lines.append("- no ceiling measured (run with --no-ceiling): no fraction-of-ceiling chart")
+    bandwidth, fp64 = bandwidth_ceilings(doc, cuda), fp64_ceilings(doc, cuda)
     for (workload, size), runs in groups(doc).items():
         lines += ["", f"### {workload}, size {size}", ""] + params_line(runs) + run_table(runs, cuda) + phase_table(runs)
         for png in bar_fractions(runs, f"[{i}] {workload} {size}", out_dir, f"{i}-{slug(workload)}-{slug(size)}"):
             lines += ["", f"![{workload} fraction of the ceiling]({png})"]
+        name = f"{i}-{slug(workload)}-{slug(size)}"
         if workload in STEP_WORKLOADS:
-            png = bar_steps(runs, f"[{i}] {workload} {size}", out_dir, f"{i}-{slug(workload)}-{slug(size)}-steps")
+            png = bar_steps(runs, f"[{i}] {workload} {size}", out_dir, f"{name}-steps")
             if png:
                 lines += ["", f"![{workload} steps]({png})"]
-    png = roofline(doc["runs"], bandwidth_ceilings(doc, cuda), fp64_ceilings(doc, cuda), f"[{i}] {label}",
-                   out_dir, f"{i}-roofline")
-    if png:
-        lines += ["", f"### Roofline of [{i}]", "", f"![roofline]({png})"]
+        png = roofline(runs, bandwidth, fp64, f"[{i}] {workload} {size}", out_dir, f"{name}-roofline")
+        if png:
+            lines += ["", f"![{workload} roofline]({png})"]
     return lines
 
 
@@ -259,7 +260,7 @@ def geomean_row(wrows, files):
         ratios = [runs[0]["time_s"]["median"] / runs[k]["time_s"]["median"] for runs in wrows.values()
                   if runs[0] and runs[k] and runs[0]["valid"] and runs[k]["valid"]]
         mean = math.exp(sum(math.log(v) for v in ratios) / len(ratios)) if ratios else None
-        cells.append(f"{mean:.2f}x ({len(ratios)} runs)" if mean else "-")
+        cells.append(f"{mean:.2f}x ({len(ratios)} run{'' if len(ratios) == 1 else 's'})" if mean else "-")
     return "| " + " | ".join(["geometric mean", "", ""] + [""] * files + cells) + " |"
 
 

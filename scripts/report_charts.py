@@ -35,6 +35,13 @@ def fmt_num(x):
     return f"{x:.2g}"
 
 
+def fmt_speedup(x):
+    """Two significant digits below 0.1 (a 100x slowdown is not 0.01), else two decimals."""
+    if x < 0.1:
+        return f"{x:.2g}"
+    return f"{x:.2f}" if x < 100 else f"{x:,.0f}"
+
+
 def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
@@ -85,6 +92,12 @@ def series_of(run):
     return "host" if kind_of(run) == "host" else f"{kind_of(run)}, {run['ran_on']}"
 
 
+def centre_slots(ax, n):
+    """At least three slots wide, so that one or two groups of bars do not fill the whole figure."""
+    span = max(n, 3)
+    ax.set_xlim((n - 1) / 2 - span / 2, (n - 1) / 2 + span / 2)
+
+
 def rotate_ticks(ax, labels):
     ax.set_xticks(range(len(labels)))
     ax.set_xticklabels(labels, rotation=30 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center",
@@ -119,7 +132,7 @@ def fraction_chart(runs, unit, title, out_dir, name):
     per_stem = {s: [r for r in runs if stem(r["variant"]) == s] for s in stems}
     series = list(dict.fromkeys(series_of(r) for r in runs))
     color = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(series)}
-    width = (0.8 if len(stems) >= 4 else 0.5) / max(len(v) for v in per_stem.values())
+    width = 0.8 / max(len(v) for v in per_stem.values())
     fig, ax = plt.subplots(figsize=(width_for(len(runs)), 4.8))
     values = [r["ceiling_fraction"] for r in runs]
     log = log_if_spread(ax, values + [1.0])
@@ -135,6 +148,7 @@ def fraction_chart(runs, unit, title, out_dir, name):
             ax.annotate(text, (x, v), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
                         fontsize=7, rotation=90 if len(runs) > 8 else 0)
     rotate_ticks(ax, [s if len(per_stem[s]) > 1 else per_stem[s][0]["variant"] for s in stems])
+    centre_slots(ax, len(stems))
     ax.axhline(1.0, ls="--", lw=1, color="grey", label="the ceiling (best stream triad of the place)")
     top = max(values + [1.0])
     ax.set_ylim((min(values) / 2, top * 8) if log else (0, top * 1.3))
@@ -159,7 +173,7 @@ def bar_steps(runs, title, out_dir, name):
     xs = list(range(len(speedups)))
     colors = [PALETTE[2] if s >= 1 else PALETTE[3] for s in speedups]
     bars_from_one(ax, xs, speedups, 0.6, color=colors)
-    texts = [f"×{fmt_num(s)}" + ("" if a["valid"] and b["valid"] else " (FAIL)") for s, a, b in zip(speedups, seq, seq[1:])]
+    texts = [f"×{fmt_speedup(s)}" + ("" if a["valid"] and b["valid"] else " (FAIL)") for s, a, b in zip(speedups, seq, seq[1:])]
     label_bars(ax, xs, speedups, texts, log)
     ax.set_xticks(xs)
     ax.set_xticklabels(labels, fontsize=8)
@@ -167,7 +181,7 @@ def bar_steps(runs, title, out_dir, name):
     total = seq[0]["time_s"]["median"] / seq[-1]["time_s"]["median"]
     ax.set_ylabel("speedup over the previous step")
     ax.set_title(f"{title}: speedup of each step over the previous one (median times)\n"
-                 f"{seq[-1]['variant']} against {seq[0]['variant']}: ×{fmt_num(total)}", fontsize=10)
+                 f"{seq[-1]['variant']} against {seq[0]['variant']}: ×{fmt_speedup(total)}", fontsize=10)
     return save(fig, out_dir, name)
 
 
@@ -210,7 +224,9 @@ def roofline_panel(ax, runs, bandwidth, fp64, place):
                    color=PALETTE[KINDS.index(k) if k in KINDS else 4], edgecolor="black", linewidth=0.5, zorder=3,
                    s=36)
     for k in dict.fromkeys(kind_of(r) for r in runs):
-        ax.scatter([], [], marker="o", color=PALETTE[KINDS.index(k) if k in KINDS else 4], label=f"{k} variants")
+        fallback = k != "host" and any(kind_of(r) == k and r["ran_on"] == "host (fallback)" for r in runs)
+        ax.scatter([], [], marker="o", color=PALETTE[KINDS.index(k) if k in KINDS else 4],
+                   label=f"{k} variants" + (" (host fallback)" if fallback else ""))
     if len(workloads) > 1:
         for w in workloads:
             ax.scatter([], [], marker=markers[workloads.index(w) % len(markers)], color="white", edgecolor="black", label=w)
@@ -226,12 +242,15 @@ def roofline_panel(ax, runs, bandwidth, fp64, place):
     ax.set_ylabel("attained GFLOP/s (flops / median time)")
     ax.set_title(place, fontsize=9)
     ax.grid(True, which="major", lw=0.3)
+    missing = [] if bandwidth else ["no bandwidth ceiling (the run had --no-ceiling)"]
     if not fp64:
-        ax.text(0.98, 0.02, "no FP64 ceiling for this place" + (" (--cuda adds the CUDA one)" if place != "host" else ""),
+        missing.append("no FP64 ceiling for this place" + (" (--cuda adds the CUDA one)" if place != "host" else ""))
+    if missing:
+        ax.text(0.98, 0.02, "\n".join(missing),
                 transform=ax.transAxes,
                 ha="right", va="bottom", fontsize=7, color="dimgrey")
     place_labels(ax, runs, ai, perf)
-    ax.legend(fontsize=7, loc="upper left")
+    ax.legend(fontsize=7, loc="best")
 
 
 def label_spots():
@@ -281,7 +300,7 @@ def bar_speedups(workload, rows, labels, out_dir, name):
     ticks = [k[2] + (f" {k[1]}" if len(sizes) > 1 else "") + (f" ({k[3]})" if len(places[k[2]]) > 1 else "")
              for k in keys]
     n = len(labels) - 1
-    width = (0.8 if len(keys) >= 4 else 0.5) / n
+    width = 0.8 / n
     fig, ax = plt.subplots(figsize=(width_for(len(keys) * n), 4.8))
     all_values = []
     for f in range(1, len(labels)):
@@ -291,7 +310,7 @@ def bar_speedups(workload, rows, labels, out_dir, name):
             if runs[f]:
                 xs.append(i + (f - 1 - (n - 1) / 2) * width)
                 vals.append(runs[0]["time_s"]["median"] / runs[f]["time_s"]["median"])
-                texts.append(f"{vals[-1]:.2f}" + ("" if runs[0]["valid"] and runs[f]["valid"] else " FAIL"))
+                texts.append(fmt_speedup(vals[-1]) + ("" if runs[0]["valid"] and runs[f]["valid"] else " FAIL"))
         all_values += vals
         if vals:
             valid = [v for v, t in zip(vals, texts) if not t.endswith("FAIL")]  # as ompref compare: valid in both
@@ -307,6 +326,7 @@ def bar_speedups(workload, rows, labels, out_dir, name):
     ax.set_ylim((lo / 1.6, hi * 1.6) if log else (min(0.0, lo - 0.1), hi * 1.15 + 0.05))
     ax.axhline(1.0, lw=1, color="grey")
     rotate_ticks(ax, ticks)
+    centre_slots(ax, len(keys))
     ax.set_ylabel(f"speedup against [1]\n(median time in [1] / in [k])")
     ax.set_title(f"{workload}: speedup of each run against [1] {labels[0]}", fontsize=10)
     ax.legend(fontsize=8)

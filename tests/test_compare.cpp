@@ -113,12 +113,19 @@ TEST_F(Compare, PrintsHeadersMissingRunsValidationAndParams) {
             std::string::npos) << out;
   EXPECT_NE(out.find("[2] " + b + ": clang 19.1.7"), std::string::npos) << out;
   EXPECT_NE(out.find("1.00x (2 runs)"), std::string::npos) << "gpp geomean\n" << out;
-  EXPECT_NE(out.find("2.00x (1 runs)"), std::string::npos) << "lbm geomean\n" << out;
+  EXPECT_NE(out.find("2.00x (1 run)"), std::string::npos) << "lbm geomean\n" << out;
   EXPECT_NE(out.find("mesh target_reduce tiny device 0: only in [1]"), std::string::npos) << out;
   EXPECT_NE(out.find("mesh host_direct tiny host: only in [2]"), std::string::npos) << out;
   EXPECT_NE(out.find("gpp target_udr tiny device 0: PASS in [1], FAIL in [2]"), std::string::npos) << out;
   EXPECT_NE(out.find("params that differ: nx: [1] 64, [2] 128"), std::string::npos) << out;
   EXPECT_EQ(out.find("threshold"), std::string::npos) << "no --threshold, no gating\n" << out;
+  // The note column of the table says the same per row.
+  for (const auto& [starts, note] : {std::pair<const char*, const char*>{"target_udr ", "FAIL in [2]"},
+                                     {"target_reduce ", "not in [2]"}, {"host_direct ", "not in [1]"}}) {
+    const std::size_t at = out.find(std::string("\n") + starts);
+    ASSERT_NE(at, std::string::npos) << starts << "\n" << out;
+    EXPECT_NE(out.substr(at, out.find('\n', at + 1) - at).find(note), std::string::npos) << starts << "\n" << out;
+  }
 }
 
 TEST_F(Compare, ColumnsAlignForLongNames) {

@@ -116,15 +116,20 @@ std::string render_table(const std::vector<std::vector<std::string>>& cells, con
   return out;
 }
 
-// What a row's note column says: files that lack it, fell back to the host, failed.
+// What a row's note column says: files that lack it, runs that failed, runs that fell back to the host.
 std::string row_note(const Row& row) {
-  std::vector<std::string> notes;
+  std::vector<std::string> missing, failed, fallback;
   for (std::size_t k = 0; k < row.in_file.size(); ++k) {
     const ResultRun* r = row.in_file[k];
-    if (!r) notes.push_back(fmt::format("not in [{}]", k + 1));
-    else if (!r->valid) notes.push_back(fmt::format("FAIL in [{}]", k + 1));
-    else if (r->ran_on == "host (fallback)") notes.push_back(fmt::format("host fallback in [{}]", k + 1));
+    const std::string file = fmt::format("[{}]", k + 1);
+    if (!r) missing.push_back(file);
+    else if (!r->valid) failed.push_back(file);
+    else if (r->ran_on == "host (fallback)") fallback.push_back(file);
   }
+  std::vector<std::string> notes;
+  if (!missing.empty()) notes.push_back(fmt::format("not in {}", fmt::join(missing, " ")));
+  if (!failed.empty()) notes.push_back(fmt::format("FAIL in {}", fmt::join(failed, " ")));
+  if (!fallback.empty()) notes.push_back(fmt::format("host fallback in {}", fmt::join(fallback, " ")));
   return fmt::format("{}", fmt::join(notes, ", "));
 }
 
@@ -150,7 +155,7 @@ std::string workload_table(const std::vector<Row>& rows, const std::string& work
   std::vector<std::string> mean = {"geometric mean", "", ""};
   mean.resize(3 + files);
   for (const Geomean& g : workload_geomeans(rows, workload, files))
-    mean.push_back(g.value ? fmt::format("{:.2f}x ({} runs)", *g.value, g.runs) : "-");
+    mean.push_back(g.value ? fmt::format("{:.2f}x ({} run{})", *g.value, g.runs, g.runs == 1 ? "" : "s") : "-");
   mean.push_back("");
   cells.push_back(mean);
   return render_table(cells, right);
