@@ -327,7 +327,7 @@ def bar_speedups(workload, rows, labels, out_dir, name):
     ax.axhline(1.0, lw=1, color="grey")
     rotate_ticks(ax, ticks)
     centre_slots(ax, len(keys))
-    ax.set_ylabel(f"speedup against [1]\n(median time in [1] / in [k])")
+    ax.set_ylabel("speedup against [1]\n(median time in [1] / in [k])")
     ax.set_title(f"{workload}: speedup of each run against [1] {labels[0]}", fontsize=10)
     ax.legend(fontsize=8)
     return save(fig, out_dir, name)

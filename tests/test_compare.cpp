@@ -1,6 +1,7 @@
 // `ompref compare`: two small result files written here (DESIGN.md's schema)
 // with known times, so that speedups, geometric means, runs in one file only,
 // validation differences and --threshold's exit status are exact.
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -89,6 +90,18 @@ TEST_F(Compare, SpeedupIsTimeOfTheFirstOverTimeOfTheOther) {
   EXPECT_EQ(rows[3].workload, "lbm");
   EXPECT_EQ(rows[4].workload, "mesh");
   EXPECT_EQ(rows[5].workload, "mesh");
+}
+
+TEST_F(Compare, ASecondRunOfTheSameVariantInAFileIsARowOfItsOwn) {
+  const std::string twice = write("twice.json", document("g++", {run("gpp", "host_tiled", 1.0), run("gpp", "host_tiled", 4.0)}).dump());
+  std::vector<ResultFile> files = {load_result_file(a), load_result_file(twice)};
+  std::vector<Row> rows = match_runs(files);
+  ASSERT_EQ(rows[0].place, "host");
+  EXPECT_DOUBLE_EQ(*speedup(rows[0], 1), 2.0);
+  const auto second = std::find_if(rows.begin(), rows.end(), [](const Row& r) { return r.place == "host #2"; });
+  ASSERT_NE(second, rows.end());
+  EXPECT_EQ(second->in_file[0], nullptr);
+  EXPECT_DOUBLE_EQ(second->in_file[1]->median_s, 4.0);
 }
 
 TEST_F(Compare, GeometricMeanPerWorkloadOverRunsValidInBoth) {

@@ -202,21 +202,23 @@ std::string params_that_differ(const std::vector<Row>& rows, const std::string& 
 std::string differences(const std::vector<Row>& rows, std::size_t files) {
   std::string missing, validation;
   for (const Row& row : rows) {
-    std::vector<std::string> in, out, pass, fail;
+    std::vector<std::string> present, absent, pass, fail;
     for (std::size_t k = 0; k < files; ++k) {
       const ResultRun* r = row.in_file[k];
-      (r ? in : out).push_back(fmt::format("[{}]", k + 1));
+      (r ? present : absent).push_back(fmt::format("[{}]", k + 1));
       if (r) (r->valid ? pass : fail).push_back(fmt::format("[{}]", k + 1));
     }
-    if (!out.empty())
-      missing += fmt::format("  {}: {} {}\n", run_name(row), in.size() == 1 ? "only in" : "in",
-                             in.size() == 1 ? in[0] : fmt::format("{}, not in {}", fmt::join(in, " "), fmt::join(out, " ")));
+    if (!absent.empty() && present.size() == 1)
+      missing += fmt::format("  {}: only in {}\n", run_name(row), present[0]);
+    else if (!absent.empty())
+      missing += fmt::format("  {}: in {}, not in {}\n", run_name(row), fmt::join(present, " "), fmt::join(absent, " "));
     if (!pass.empty() && !fail.empty())
       validation += fmt::format("  {}: PASS in {}, FAIL in {}\n", run_name(row), fmt::join(pass, " "), fmt::join(fail, " "));
   }
   std::string out;
   out += missing.empty() ? "runs not in every file: none\n" : "runs not in every file:\n" + missing;
-  out += validation.empty() ? "validation differences: none\n" : "validation differences (valid in one file, FAIL in another):\n" + validation;
+  out += validation.empty() ? "validation differences: none\n"
+                            : "validation differences (valid in one file, FAIL in another):\n" + validation;
   return out;
 }
 
@@ -260,10 +262,10 @@ std::vector<Row> match_runs(const std::vector<ResultFile>& files) {
   for (std::size_t k = 0; k < files.size(); ++k) {
     std::map<std::string, int> seen;  // a second run with the same key in one file: its own row
     for (const ResultRun& r : files[k].runs) {
-      std::string place = r.place;
-      if (int n = ++seen[fmt::format("{}\n{}\n{}\n{}", r.workload, r.variant, r.size, r.place)]; n > 1)
-        place += fmt::format(" #{}", n);
-      const std::string key = fmt::format("{}\n{}\n{}\n{}", r.workload, r.variant, r.size, place);
+      const std::string base = fmt::format("{}\n{}\n{}\n{}", r.workload, r.variant, r.size, r.place);
+      const int n = ++seen[base];
+      const std::string place = n > 1 ? fmt::format("{} #{}", r.place, n) : r.place;
+      const std::string key = n > 1 ? fmt::format("{} #{}", base, n) : base;
       auto [it, added] = index.emplace(key, rows.size());
       if (added) rows.push_back({r.workload, r.variant, r.size, place, std::vector<const ResultRun*>(files.size())});
       rows[it->second].in_file[k] = &r;
@@ -273,10 +275,11 @@ std::vector<Row> match_runs(const std::vector<ResultFile>& files) {
   std::vector<std::string> order;
   for (const Row& row : rows)
     if (std::find(order.begin(), order.end(), row.workload) == order.end()) order.push_back(row.workload);
-  std::stable_sort(rows.begin(), rows.end(), [&order](const Row& a, const Row& b) {
-    return std::find(order.begin(), order.end(), a.workload) < std::find(order.begin(), order.end(), b.workload);
-  });
-  return rows;
+  std::vector<Row> grouped;
+  for (const std::string& workload : order)
+    for (const Row& row : rows)
+      if (row.workload == workload) grouped.push_back(row);
+  return grouped;
 }
 
 std::optional<double> speedup(const Row& row, std::size_t k) {
