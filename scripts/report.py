@@ -138,7 +138,10 @@ def bandwidth_ceilings(doc, cuda):
 def header_row(label, path, doc):
     host = doc.get("host") or {}
     devices = ", ".join(d.get("name", "?") for d in doc.get("devices") or []) or "no offload device"
-    date = (doc.get("provenance") or {}).get("date", "not recorded")
+    provenance = doc.get("provenance") or {}
+    date = provenance.get("date", "not recorded")
+    if provenance.get("git_describe"):
+        date += f" (ompref {provenance['git_describe']})"
     return (f"| {label} | `{path}` | {doc.get('compiler', '?')} | {doc.get('offload', '?')} | "
             f"{host.get('cpu', '?')}, {host.get('threads', '?')} threads | {devices} | {date} |")
 

@@ -72,7 +72,7 @@ std::string text_or(const json& doc, const char* key, const char* otherwise) {
   return doc.contains(key) && doc.at(key).is_string() ? doc.at(key).get<std::string>() : std::string(otherwise);
 }
 
-// compiler | offload | host | devices | date, from the top of the document.
+// compiler | offload | host | devices | date (| the suite's git describe), from the top of the document.
 std::string header_of(const json& doc) {
   std::string host = "host not recorded";
   if (doc.contains("host") && doc.at("host").is_object()) {
@@ -83,8 +83,12 @@ std::string header_of(const json& doc) {
   if (doc.contains("devices") && doc.at("devices").is_array())
     for (const json& d : doc.at("devices")) devices.push_back(text_or(d, "name", "unnamed device"));
   std::string date = "date not recorded";
-  if (doc.contains("provenance") && doc.at("provenance").is_object())
-    date = text_or(doc.at("provenance"), "date", "date not recorded");
+  if (doc.contains("provenance") && doc.at("provenance").is_object()) {
+    const json& p = doc.at("provenance");
+    date = text_or(p, "date", "date not recorded");
+    if (p.contains("git_describe") && p.at("git_describe").is_string() && !p.at("git_describe").empty())
+      date += fmt::format(" | ompref {}", p.at("git_describe").get<std::string>());
+  }
   return fmt::format("{} | {} | {} | {} | {}", text_or(doc, "compiler", "compiler not recorded"),
                      text_or(doc, "offload", "offload not recorded"), host,
                      devices.empty() ? std::string("no offload device") : fmt::format("{}", fmt::join(devices, ", ")),

@@ -27,7 +27,7 @@ struct ResultRun {
 
 struct ResultFile {
   std::string path;
-  std::string header;  // compiler | offload | host | devices | date
+  std::string header;  // compiler | offload | host | devices | date [| ompref git describe]
   std::vector<ResultRun> runs;
 };
 
