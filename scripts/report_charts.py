@@ -38,7 +38,7 @@ def fmt_num(x):
 def fmt_speedup(x):
     """Two significant digits below 0.1 (a 100x slowdown is not 0.01), else two decimals."""
     if x < 0.1:
-        return f"{x:.2g}"
+        return f"{x:#.2g}"
     return f"{x:.2f}" if x < 100 else f"{x:,.0f}"
 
 
