@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include "app/compare.hpp"
 #include "app/run_command.hpp"
 #include "common/device.hpp"
 #include "common/output_file.hpp"
@@ -85,7 +86,13 @@ int run_main(int argc, char** argv) {
       "check", "the quick toolchain check: every variant of every workload at its smallest size, once, validated");
   add_output_options(*check, check_args);
 
-  const std::set<std::string> commands = {"list", "devices", "run", "check"};
+  // compare and report read result files back (src/app/compare.cpp, src/app/report.cpp).
+  CompareArgs compare_args;
+  CLI::App* compare = add_compare_command(app, compare_args);
+  ReportArgs report_args;
+  CLI::App* report = add_report_command(app, report_args);
+
+  const std::set<std::string> commands = {"list", "devices", "run", "check", "compare", "report"};
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
     throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
   try {
@@ -118,6 +125,8 @@ int run_main(int argc, char** argv) {
     return 0;
   }
   if (check->parsed()) return run_suite(check_args, *check);
+  if (compare->parsed()) return run_compare(compare_args);
+  if (report->parsed()) return run_report(report_args);
   return run_suite(args, *run);
 }
 
