@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <memory>
+#include <cstdlib>
 #include <string>
 #include <vector>
 #include <sys/wait.h>
@@ -15,6 +16,14 @@
 #include "common/runner.hpp"
 
 namespace ompref::testing {
+
+// The `ompref` processes the tests start keep no results folder and print no
+// progress line, unless a test asks for them (its own environment first).
+inline const bool quiet_children = [] {
+  setenv("OMPREF_RESULTS", "none", 0);
+  setenv("OMPREF_QUIET", "1", 0);
+  return true;
+}();
 
 inline MemoryLimits test_limits() {
   MemoryLimits limits;
@@ -38,7 +47,7 @@ inline RunResult run_one(Instance& instance, const std::string& workload, const 
   const Variant* v = registry().variant(workload, variant);
   EXPECT_NE(v, nullptr) << workload << " " << variant;
   if (!v) return {};
-  return run_variant(*v, instance, size, RunSettings{reps, warmup}, 0, {0});
+  return run_variant(*v, instance, size, RunSettings{reps, warmup, {}}, 0, {0});
 }
 
 struct CommandResult {

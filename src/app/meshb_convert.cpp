@@ -5,25 +5,36 @@
 #include <cstdio>
 #include <string>
 
+#include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include "common/meshb.hpp"
 #include "common/usage_error.hpp"
 
 int main(int argc, char** argv) {
+  CLI::App app{"Reads a libMeshb mesh (.mesh or .meshb) and writes it again: ASCII when OUT ends in .mesh, "
+               "otherwise binary"};
+  std::string in, out, order;
+  int version = 2;
+  app.add_option("IN", in, "the mesh to read")->required();
+  app.add_option("OUT", out, "the mesh to write")->required();
+  app.add_option("VERSION", version, "binary version (default 2)")->check(CLI::Range(1, 4));
+  app.add_option("swap", order, "'swap': write the byte order opposite to this machine's")
+      ->check(CLI::IsMember({"swap"}));
   try {
-    if (argc < 3 || argc > 5)
-      throw ompref::UsageError("usage: ompref-meshb-convert IN OUT [VERSION (1-4)] [swap]");
-    const std::string version_text = argc > 3 ? argv[3] : "2";
-    if (version_text.size() != 1 || version_text[0] < '1' || version_text[0] > '4')
-      throw ompref::UsageError(fmt::format("VERSION: '{}' (accepted: 1, 2, 3, 4)", version_text));
-    const bool swap = argc > 4 && std::string(argv[4]) == "swap";
-    if (argc > 4 && !swap) throw ompref::UsageError(fmt::format("'{}': the fourth argument can only be 'swap'", argv[4]));
-    ompref::meshb::MeshData mesh = ompref::meshb::read_file(argv[1]);
-    ompref::meshb::write_file(mesh, argv[2], version_text[0] - '0', swap);
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    fmt::print(stderr, "ompref-meshb-convert: {}\n", e.what());
+    return 2;
+  }
+  try {
+    ompref::meshb::MeshData mesh = ompref::meshb::read_file(in);
+    ompref::meshb::write_file(mesh, out, version, !order.empty());
     std::size_t elements = 0;
     for (const auto& b : mesh.blocks) elements += b.count();
-    fmt::print("{}: {} vertices, {} elements -> {}\n", argv[1], mesh.vertex_count(), elements, argv[2]);
+    fmt::print("{}: {} vertices, {} elements -> {}\n", in, mesh.vertex_count(), elements, out);
     return 0;
   } catch (const ompref::UsageError& e) {
     fmt::print(stderr, "ompref-meshb-convert: {}\n", e.what());

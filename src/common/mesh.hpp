@@ -5,17 +5,25 @@
 //   crd[3 nv]            vertex coordinates, x y z per vertex
 //   tet[4 nt]            tet -> vertices (0-based), positively oriented
 //   tet_nbr[4 nt]        tet -> neighbour through the face opposite vertex k, -1 on the boundary
-//   tri[3 ntri], tri_nbr[3 ntri]   boundary/surface triangles and their neighbours through edges
+//   tri[3 ntri]          boundary/surface triangles (the boundary faces when the input has none)
 //   ball_offset[nv + 1], ball_corner[4 nt]   vertex -> tets (CSR); a corner c = 4 t + k is
 //                        "vertex k of tet t": c >> 2 is the tet, c & 3 its local vertex
 //   bins                 the same balls degree-binned (GMlib): vertices grouped by the power of
 //                        two above their degree, each bin a dense column-major matrix padded
 //                        with the sentinel -1, the true degree kept per row
-// Every kernel of a run is one variant; the instance records which kernel ran
-// last, and validates and models that kernel.
+// Every kernel is one tag (Variant::kernel, registered with .for_kernel) that
+// several variants share: model(), validate() and observables() are the
+// tagged kernel's, from the kernel table in mesh_kernels.cpp.
+//
+// The sources: mesh.cpp (the instance and the workload), mesh_input.cpp (the
+// generated cube, libMeshb data), mesh_renumber.cpp (Hilbert orders),
+// mesh_topology.cpp (neighbours, balls, bins), mesh_reference.cpp (the long-
+// double host reference), mesh_kernels.cpp (per kernel: model, validation,
+// observables).
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "common/mesh_element.hpp"
@@ -24,28 +32,17 @@
 
 namespace ompref::mesh {
 
-enum class Kernel {
-  none,
-  direct,
-  downward,
-  transverse,
-  upward_csr,
-  upward_binned,
-  lumped_atomic,
-  lumped_scatter_gather,
-  reduce
-};
-const char* kernel_name(Kernel kernel);
-
 enum class Renumber { none, hilbert, hilbert_degree, random };
-Renumber renumber_from_name(const std::string& name);  // throws UsageError
-const char* renumber_name(Renumber renumber);
+// The names of the orderings (--renumber, the "renumber" parameter): the one table.
+inline const std::vector<std::pair<std::string, Renumber>> renumber_names{
+    {"none", Renumber::none}, {"hilbert", Renumber::hilbert}, {"hilbert-degree", Renumber::hilbert_degree},
+    {"random", Renumber::random}};
 
 // Scalar of the direct kernel (x += v * dt) and relaxation of the smoothing.
 constexpr double direct_dt = 1e-3;
 constexpr double smoothing_omega = 0.5;
 constexpr std::int32_t ball_sentinel = -1;
-// Blocks of the two-level reduction (reduce_teams): one partial result per block.
+// Blocks of the two-level reduction (reduce_blocks): one partial result per block.
 constexpr int reduce_blocks = 1024;
 
 struct Bins {
@@ -89,26 +86,29 @@ meshb::MeshData to_meshb(const RawMesh& raw);
 // The 63-bit Hilbert key of a point of [0, 2^bits)^3 (bits <= 21).
 std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int bits);
 
+// The bounding box of points stored x y z per point.
+struct Box {
+  double lo[3], hi[3];
+};
+Box bounding_box(const std::vector<double>& crd);
+
 // Memory the instance takes on the host and at most on a device, per size.
 double host_bytes_for(double nv, double nt);
 double device_bytes_for(double nv, double nt);
 
 class MeshInstance final : public Instance {
  public:
-  MeshInstance(RawMesh raw, Renumber renumber, std::string size_name);
+  MeshInstance(RawMesh raw, Renumber renumber);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   void reset() override;
   Check validate(int repetitions, const std::string& kernel) const override;
   nlohmann::json observables(const std::string& kernel) const override;
 
-  Model model_of(Kernel kernel) const;
-
   std::int64_t nv = 0, nt = 0, ntri = 0;
   std::vector<double> crd;
-  std::vector<std::int32_t> tet, tet_nbr, tri, tri_nbr;
+  std::vector<std::int32_t> tet, tet_nbr, tri;
   std::vector<std::int32_t> ball_offset, ball_corner;
-  std::vector<std::int32_t> tri_ball_offset, tri_ball;  // vertex -> triangles (topology)
   Bins bins;
   std::vector<std::int32_t> vertex_origin, tet_origin;  // new index -> index before renumbering
 
@@ -130,8 +130,6 @@ class MeshInstance final : public Instance {
   std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials
   std::vector<std::int64_t> block_argmin;  // 1 per block
 
-  Kernel last = Kernel::none;  // set by each variant's run function
-
   // The host reference (long double arithmetic, rounded once).
   std::vector<double> ref_spread, ref_smooth, ref_lumped;
   long double ref_volume_sum = 0, ref_quality_sum = 0;
@@ -146,7 +144,6 @@ class MeshInstance final : public Instance {
   void build_bins();
   void compute_reference();
 
-  std::string size_name_;
   std::string source_;
   Renumber renumber_;
 };
@@ -155,11 +152,10 @@ struct MeshOptions {
   int cube = 0;          // 0: from --size
   double jitter = 0;
   std::string file;      // --mesh
-  std::string renumber = "none";
+  Renumber renumber = Renumber::none;
 };
 
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits);
-int cube_for_size(const std::string& size);  // tiny 8, small 32, medium 96, large 128
 
 }  // namespace ompref::mesh

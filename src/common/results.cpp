@@ -9,6 +9,8 @@
 
 #include <fmt/format.h>
 
+#include "common/provenance.hpp"
+
 namespace ompref {
 
 Stats Stats::of(std::vector<double> samples) {
@@ -86,20 +88,6 @@ std::string compiler_description() {
 #endif
 }
 
-// What a reader needs to reproduce a run: when, where, and the OpenMP settings.
-static nlohmann::json provenance() {
-  char host[256] = {};
-  gethostname(host, sizeof host - 1);
-  char date[32] = {};
-  std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
-  nlohmann::json env = nlohmann::json::object();
-  for (const char* name : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_TARGET_OFFLOAD",
-                           "OMP_DEFAULT_DEVICE", "CUDA_VISIBLE_DEVICES", "LIBOMPTARGET_INFO"})
-    if (const char* value = std::getenv(name)) env[name] = value;
-  return {{"date", date}, {"hostname", host}, {"environment", env}};
-}
-
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
   nlohmann::json j = {{"suite", "ompref"},
                       {"version", OMPREF_VERSION},
@@ -140,20 +128,33 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
-      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction\n";
+      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction";
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
+  // Provenance columns, the same on every row, so that two CSV files (or
+  // rows pasted together) can be told apart.
+  const nlohmann::json p = provenance();
+  const char* provenance_columns[] = {"git_describe", "git_commit", "build_type", "compiler", "openmp_runtime",
+                                      "offload",      "hostname",   "date",       "command_line"};
+  std::string tail;
+  for (const char* key : provenance_columns) {
+    out += fmt::format(",{}", key);
+    tail += "," + quoted(p.value(key, std::string()));
+  }
+  out += ",host_cpu\n";
+  tail += "," + quoted(host_info().cpu) + "\n";
   for (const RunResult& r : runs)
-    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{}\n",
+    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{}",
                        r.workload, r.variant, kind_name(r.kind), quoted(r.ran_on), r.size, r.reps, r.time_s.min,
                        r.time_s.median, r.time_s.max, r.transfer_s, r.model.bytes, r.model.flops,
                        quoted(r.model.fom_name), r.fom,
                        r.ceiling_fraction ? fmt::format("{:.6g}", *r.ceiling_fraction) : std::string(),
                        r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
-                       r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string());
+                       r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string()) +
+           tail;
   return out;
 }
 

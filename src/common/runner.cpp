@@ -56,10 +56,12 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     r.device = device;
   }
 
+  const int all_reps = settings.warmup + settings.reps;
   for (int w = 0; w < settings.warmup; ++w) {
     ctx.clock.start();
     variant.run(instance, ctx);
     ctx.clock.wait();
+    if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
   }
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> phase_times;
@@ -70,6 +72,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     ctx.clock.wait();
     totals.push_back(omp_get_wtime() - t0);
     for (const auto& [name, seconds] : ctx.clock.laps()) phase_times[name].push_back(seconds);
+    if (settings.on_repetition) settings.on_repetition(settings.warmup + rep + 1, all_reps);
   }
 
   if (device_data && variant.exit_data) {
@@ -141,7 +144,9 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   // The best phase rate (min time, as BabelStream and the CUDA ceilings report
   // it) over the candidates: which is faster depends on the compiler.
   // Warm-ups let the clocks ramp up.
-  const RunSettings settings = on_device ? RunSettings{20, 5} : RunSettings{15, 3};
+  RunSettings settings;
+  settings.reps = on_device ? 20 : 15;
+  settings.warmup = on_device ? 5 : 3;
   Measured m;
   m.valid = instance != nullptr;
   for (const Variant* v : candidates) {

@@ -1,6 +1,7 @@
 #pragma once
 // The generic flow every run of every variant goes through, and the triad
 // ceiling each run is held against.
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -16,6 +17,8 @@ namespace ompref {
 struct RunSettings {
   int reps = 5;
   int warmup = 1;
+  // Called after every repetition, warm-ups included: (done, warmup + reps).
+  std::function<void(int, int)> on_repetition;
 };
 
 // reset (inputs set, outputs poisoned) -> enter data (timed: transfer) ->

@@ -63,6 +63,26 @@ class Validation {
     if (n > 0) note(worst, tolerance, [&] { return where(at); });
   }
 
+  // Every element of got[0, n) against want(i), the difference measured
+  // against one fixed `scale` instead of |want(i)|: for coordinates, a length
+  // of the problem (a mesh's extent), so that a point near the origin is held
+  // to the same absolute bound as one far from it. NaN and Inf fail.
+  template <class Got, class Want, class Where>
+  void compare_all_to_scale(std::int64_t n, Got&& got, Want&& want, double scale, double tolerance, Where&& where) {
+    double worst = -1;
+    std::int64_t at = 0;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const double g = got(i);
+      const double e = std::isfinite(g) ? std::fabs(g - want(i)) / scale : std::numeric_limits<double>::infinity();
+      if (!(e <= worst)) {
+        worst = e;
+        at = i;
+        if (std::isinf(e)) break;
+      }
+    }
+    if (n > 0) note(worst, tolerance, [&] { return where(at); });
+  }
+
   // Valid when every comparison was within its tolerance; the detail names
   // the worst one when not.
   Check result() const {

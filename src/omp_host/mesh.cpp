@@ -1,6 +1,8 @@
 // mesh on the host: GMlib's access patterns as `parallel for` loops over an
-// entity (vertices or tetrahedra). Compare with src/omp_target/mesh.cpp: same
-// functions, same order; the per-element arithmetic is in common/mesh_element.hpp.
+// entity (vertices or tetrahedra). Its offload port is src/omp_target/mesh.cpp:
+// the same program, differing only in directives, the device argument and the
+// data mapping (`diff src/omp_host/mesh.cpp src/omp_target/mesh.cpp`). The
+// per-element arithmetic is in common/mesh_element.hpp, called by both.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
@@ -12,21 +14,23 @@
 namespace ompref::mesh {
 namespace {
 
-// Host data needs no mapping: every array lives in the instance.
+// Host data needs no mapping: every array lives in the instance. The kernels
+// take the run context as the device side does (`[[maybe_unused]]`: only the
+// device side reads it, for its device number), so that both have one signature.
 
+// mirror: begin
 // Direct: loop over vertices, read and write the vertex's own data.
-void host_direct(MeshInstance& m, RunContext&) {
+void host_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t n = 3 * m.nv;
   double* pos = m.pos.data();
   const double* vel = m.vel.data();
   const double dt = direct_dt;
 #pragma omp parallel for simd schedule(static)
   for (std::int64_t i = 0; i < n; ++i) pos[i] = pos[i] + vel[i] * dt;
-  m.last = Kernel::direct;
 }
 
 // Downward: loop over tets, read their 4 vertices through tet[].
-void host_downward(MeshInstance& m, RunContext&) {
+void host_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -41,11 +45,10 @@ void host_downward(MeshInstance& m, RunContext&) {
     volume[t] = tet_volume(a, b, c, d);
     tet_barycentre(a, b, c, d, centre + 3 * t);
   }
-  m.last = Kernel::downward;
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
-void host_transverse(MeshInstance& m, RunContext&) {
+void host_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* nbr = m.tet_nbr.data();
   const double* centre = m.centre.data();
@@ -59,11 +62,10 @@ void host_transverse(MeshInstance& m, RunContext&) {
     }
     spread[t] = best;
   }
-  m.last = Kernel::transverse;
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
-void host_ball_csr(MeshInstance& m, RunContext&) {
+void host_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nv = m.nv;
   const std::int32_t* offset = m.ball_offset.data();
   const std::int32_t* corner = m.ball_corner.data();
@@ -81,12 +83,11 @@ void host_ball_csr(MeshInstance& m, RunContext&) {
     const int degree = offset[v + 1] - offset[v];
     for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
   }
-  m.last = Kernel::upward_csr;
 }
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
 // finds its bin, then reads column j of the bin's matrix at j * rows + row.
-void host_ball_binned(MeshInstance& m, RunContext&) {
+void host_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t rows = m.bins.rows();
   const int nb = m.bins.bin_count();
   const std::int32_t* first = m.bins.first.data();
@@ -114,11 +115,10 @@ void host_ball_binned(MeshInstance& m, RunContext&) {
     const std::int64_t v = vertex[r];
     for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
   }
-  m.last = Kernel::upward_binned;
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
-void host_lumped_atomic(MeshInstance& m, RunContext&) {
+void host_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -135,12 +135,11 @@ void host_lumped_atomic(MeshInstance& m, RunContext&) {
       lumped[e[k]] += quarter;
     }
   }
-  m.last = Kernel::lumped_atomic;
 }
 
 // Indirect write as a scatter/gather pair: each tet writes its own 4 corner
 // temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
-void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
+void host_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -161,12 +160,11 @@ void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
     for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];
     lumped[v] = s;
   }
-  m.last = Kernel::lumped_scatter_gather;
 }
 
 // Reductions: sum, min, max of the volumes, sum and max of the quality, and
 // (min quality, its tet) through the user-defined reduction `minloc`.
-void host_reduce(MeshInstance& m, RunContext&) {
+void host_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();
   const double* quality = m.quality.data();
@@ -184,13 +182,12 @@ void host_reduce(MeshInstance& m, RunContext&) {
     qmin = minloc_better(qmin, MinLoc{quality[t], t});
   }
   m.red = Reductions{vsum, vmin, vmax, qsum, qmax, qmin};
-  m.last = Kernel::reduce;
 }
 
 // The same reductions in two levels, as on the device: the tets cut into
 // reduce_blocks blocks, each block reduced by one thread, the block partials
 // combined in block order.
-void host_reduce_blocks(MeshInstance& m, RunContext&) {
+void host_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();
   const double* quality = m.quality.data();
@@ -221,36 +218,39 @@ void host_reduce_blocks(MeshInstance& m, RunContext&) {
     part_index[b] = qmin.index;
   }
   m.red = combine_blocks(part, part_index, nb);
-  m.last = Kernel::reduce;
 }
 
+// mirror: end
+
 const Registration host_direct_registration{host_variant(
-    "mesh", "host_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh", host_direct)};
+    "mesh", "host_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
+    host_direct).for_kernel("direct")};
 const Registration host_downward_registration{host_variant(
     "mesh", "host_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-    host_downward)};
+    host_downward).for_kernel("downward")};
 const Registration host_transverse_registration{host_variant(
     "mesh", "host_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-    host_transverse)};
+    host_transverse).for_kernel("transverse")};
 const Registration host_ball_csr_registration{host_variant(
     "mesh", "host_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-    host_ball_csr)};
+    host_ball_csr).for_kernel("upward_csr")};
 const Registration host_ball_binned_registration{host_variant(
     "mesh", "host_ball_binned",
     "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-    host_ball_binned)};
+    host_ball_binned).for_kernel("upward_binned")};
 const Registration host_lumped_atomic_registration{host_variant(
     "mesh", "host_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-    host_lumped_atomic)};
+    host_lumped_atomic).for_kernel("lumped_atomic")};
 const Registration host_lumped_scatter_gather_registration{host_variant(
     "mesh", "host_lumped_scatter_gather",
     "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-    host_lumped_scatter_gather)};
+    host_lumped_scatter_gather).for_kernel("lumped_scatter_gather")};
 const Registration host_reduce_registration{host_variant(
-    "mesh", "host_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)", host_reduce)};
+    "mesh", "host_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
+    host_reduce).for_kernel("reduce")};
 const Registration host_reduce_blocks_registration{host_variant(
     "mesh", "host_reduce_blocks", "reductions in two levels: one partial per block of tets, combined in block order",
-    host_reduce_blocks)};
+    host_reduce_blocks).for_kernel("reduce")};
 
 }  // namespace
 }  // namespace ompref::mesh

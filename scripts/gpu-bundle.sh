@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# For a GPU machine that has the NVIDIA driver but no clang (build here, run
+# there): packs the runtimes a `gpu` or `gcc-offload` build of ompref needs
+# into OUT (default .gpu/ at the checkout root, which git ignores):
+#   llvm19-rt.tar.xz   libomptarget and libomp 19, libLLVM 19 and libz3 (the
+#                      JIT compiles device code at run time), and
+#                      libnvptx_jit_init.so (registers LLVM's NVPTX back end,
+#                      which Debian's libomptarget 19 does not; the `gpu` build
+#                      links the same code into ompref, so it is only needed
+#                      for other programs)
+#   gomp-nvptx.tar.xz  gcc-12's libgomp and its nvptx plugin
+#   env.sh             source it there: unpacks once, defines with_clang19_rt
+#                      and with_gcc12_rt
+# Carry OUT and the build folder to the GPU machine. On a machine with a GPU
+# AND the compilers, none of this is needed: build and run there.
+#   scripts/gpu-bundle.sh [OUT]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-.gpu}
+scripts/setup.sh --gpu
+llvm=/usr/lib/llvm-19/lib
+multiarch=/usr/lib/x86_64-linux-gnu
+mkdir -p "$out"
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+if [ ! -f "$out/llvm19-rt.tar.xz" ]; then
+  mkdir "$work/rt"
+  cp -L "$llvm/libomptarget.so.19.1" "$llvm/libomp.so.5" "$multiarch/libLLVM.so.19.1" "$work/rt/"
+  # libLLVM's dependency that Ubuntu 24.04 lacks (the others it has).
+  for lib in $(ldd "$multiarch/libLLVM.so.19.1" | awk '/libz3/ {print $3}'); do
+    cp -L "$lib" "$work/rt/"
+  done
+  gcc -O2 -shared -fPIC cmake/nvptx_jit_init.c -o "$work/rt/libnvptx_jit_init.so" "$multiarch/libLLVM.so.19.1"
+  tar -C "$work" -cf - rt | xz -T0 -6 > "$out/llvm19-rt.tar.xz"
+fi
+if [ ! -f "$out/gomp-nvptx.tar.xz" ]; then
+  mkdir "$work/gomp"
+  cp -L "$multiarch/libgomp.so.1" "$multiarch/libgomp-plugin-nvptx.so.1" "$work/gomp/"
+  tar -C "$work" -cJf "$out/gomp-nvptx.tar.xz" gomp
+fi
+cp scripts/gpu-env.sh "$out/env.sh"
+du -sh "$out"

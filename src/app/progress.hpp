@@ -1,0 +1,35 @@
+#pragma once
+// One progress line on standard error: which workload and variant of how
+// many, which repetition, time elapsed and an estimate of the time left.
+// Redrawn in place on a terminal; on a pipe or file, a plain line at the
+// start of each run and then at most every few seconds, so that a log never
+// goes silent for long and never floods.
+#include <cstdio>
+#include <string>
+
+namespace ompref {
+
+class Progress {
+ public:
+  Progress(int total_runs, bool enabled);
+  void start_run(const std::string& workload, int workload_index, int workloads, const std::string& variant,
+                 int variant_index, int variants);
+  void repetition(int done, int total);
+  void finish_run();
+  // A message that is not a run (the ceiling measurement, a workload's setup).
+  void note(const std::string& what);
+  // Clears a redrawn line before the caller prints to standard output.
+  void clear();
+
+ private:
+  void draw(bool force);
+  double now() const;
+
+  bool enabled_, tty_;
+  int total_runs_, finished_runs_ = 0;
+  double start_, run_start_ = 0, last_draw_ = -1e9, finished_time_ = 0;
+  std::string label_, rep_text_;
+  bool drawn_ = false;
+};
+
+}  // namespace ompref

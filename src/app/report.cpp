@@ -1,0 +1,139 @@
+// `ompref report FILE... --out DIR [--cuda FILE]`: runs scripts/report.py with
+// python3, which writes DIR/index.md and its PNG charts (matplotlib). The script
+// is found where `cmake --install` puts it (<prefix>/share/ompref/report.py,
+// beside <prefix>/bin/ompref), else in the source tree this binary was built from.
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <sstream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include "app/compare.hpp"
+#include "common/usage_error.hpp"
+
+extern char** environ;
+
+namespace ompref {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+#ifdef OMPREF_SOURCE_DIR
+const char* const source_dir = OMPREF_SOURCE_DIR;
+#else
+const char* const source_dir = "";
+#endif
+
+std::string find_report_script() {
+  std::vector<fs::path> places;
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) places.push_back(exe.parent_path() / ".." / "share" / "ompref" / "report.py");
+  if (*source_dir) places.push_back(fs::path(source_dir) / "scripts" / "report.py");
+  std::vector<std::string> looked;
+  for (const fs::path& p : places) {
+    if (fs::is_regular_file(p, ec)) return p.lexically_normal().string();
+    looked.push_back(p.lexically_normal().string());
+  }
+  throw UsageError(fmt::format("report: report.py not found (looked for {})", fmt::join(looked, " and ")));
+}
+
+// Runs argv (argv[0] a path) and waits; its exit status, or -1 when it could not start.
+int spawn_and_wait(const std::vector<std::string>& argv, bool quiet) {
+  std::vector<char*> args;
+  for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  if (quiet) {
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  }
+  std::fflush(nullptr);
+  pid_t pid = 0;
+  const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
+
+// The interpreters to try: $OMPREF_PYTHON alone when set; else python3 from PATH,
+// then Debian's /usr/bin/python3 (python3-matplotlib installs for that one; a
+// python3 earlier in PATH, from pyenv or a virtual environment, may lack it).
+std::vector<std::string> python_candidates(std::string& looked) {
+  if (const char* chosen = std::getenv("OMPREF_PYTHON"); chosen && *chosen) {
+    looked = fmt::format("OMPREF_PYTHON={}", chosen);
+    return executable(chosen) ? std::vector<std::string>{chosen} : std::vector<std::string>{};
+  }
+  std::vector<std::string> found;
+  std::istringstream path(std::getenv("PATH") ? std::getenv("PATH") : "");
+  for (std::string dir; std::getline(path, dir, ':');)
+    if (!dir.empty() && executable(dir + "/python3")) {
+      found.push_back(dir + "/python3");
+      break;
+    }
+  std::error_code ec;
+  if (executable("/usr/bin/python3") && (found.empty() || !fs::equivalent(found[0], "/usr/bin/python3", ec)))
+    found.push_back("/usr/bin/python3");
+  looked = "PATH and /usr/bin/python3";
+  return found;
+}
+
+// The first interpreter that imports matplotlib; one clear line when there is none.
+std::string python_with_matplotlib() {
+  std::string looked;
+  const std::vector<std::string> candidates = python_candidates(looked);
+  if (candidates.empty())
+    throw UsageError(fmt::format("report: python3 not found (looked in {}; install the Debian packages python3 and "
+                                 "python3-matplotlib)", looked));
+  for (const std::string& python : candidates)
+    if (spawn_and_wait({python, "-c", "import matplotlib"}, true) == 0) return python;
+  throw UsageError(fmt::format("report: matplotlib is missing for {} (install the Debian package python3-matplotlib)",
+                               fmt::join(candidates, " and ")));
+}
+
+}  // namespace
+
+CLI::App* add_report_command(CLI::App& app, ReportArgs& args) {
+  CLI::App* cmd = app.add_subcommand("report", "a Markdown page and PNG charts from result files (scripts/report.py, "
+                                               "python3-matplotlib)");
+  cmd->add_option("files", args.files, "files written by ompref run --json; with several, the first is the reference");
+  cmd->add_option("--out", args.out, "the directory for index.md and the charts (created if missing)")->required();
+  cmd->add_option("--cuda", args.cuda, "the ceilings.cu line of the same command: CUDA triad and FP64 FMA ceilings");
+  return cmd;
+}
+
+int run_report(const ReportArgs& args) {
+  if (args.files.empty())
+    throw UsageError("report: needs at least one result file (accepted: ompref report FILE... --out DIR [--cuda FILE])");
+  // The same refusal as compare's, before python starts: one line naming the file.
+  for (const std::string& path : args.files) load_result_file(path);
+  std::error_code ec;
+  if (args.out.empty() || (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)))
+    throw UsageError(fmt::format("report: --out {}: not a directory (accepted: a directory, created if missing)", args.out));
+  const std::string script = find_report_script();
+  std::vector<std::string> argv = {python_with_matplotlib(), script};
+  argv.insert(argv.end(), args.files.begin(), args.files.end());
+  argv.insert(argv.end(), {"--out", args.out});
+  if (!args.cuda.empty()) argv.insert(argv.end(), {"--cuda", args.cuda});
+  const int status = spawn_and_wait(argv, false);
+  if (status < 0) throw UsageError(fmt::format("report: cannot start {}", argv[0]));
+  return status;
+}
+
+}  // namespace ompref

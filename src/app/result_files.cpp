@@ -1,0 +1,141 @@
+#include "app/result_files.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <filesystem>
+
+#include <fmt/format.h>
+
+#include "common/output_file.hpp"
+#include "common/usage_error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace ompref {
+
+ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
+  const std::pair<const std::string*, const char*> named[] = {
+      {&paths_.json, "--json"}, {&paths_.csv, "--csv"}, {&paths_.junit, "--junit"}};
+  for (const auto& [path, option] : named)
+    if (!path->empty()) check_output_path(*path, option);
+  for (std::size_t i = 0; i < 3; ++i)
+    for (std::size_t j = i + 1; j < 3; ++j) {
+      const std::string &a = *named[i].first, &b = *named[j].first;
+      if (same_output(a, b) || (a == "-" && b == "-"))
+        throw UsageError(fmt::format("{} and {} name the same file (accepted: two different paths)", named[i].second,
+                                     named[j].second));
+    }
+  if (paths_.save_base.empty()) throw UsageError("--save: empty value (accepted: a directory, or none)");
+  if (paths_.save_base != "none") {
+    std::error_code ec;
+    const fs::path base = paths_.save_base;
+    if (fs::exists(base, ec) && !fs::is_directory(base, ec))
+      throw UsageError(fmt::format("--save {}: not a directory (accepted: a directory, or none)", paths_.save_base));
+    fs::path existing = base;
+    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
+    if (existing.empty()) existing = ".";
+    if (access(existing.c_str(), W_OK) != 0)
+      throw UsageError(fmt::format("--save {}: cannot create files in {} (accepted: a writable directory, or none)",
+                                   paths_.save_base, existing.string()));
+  }
+}
+
+void ResultFiles::open_folder() {
+  if (paths_.save_base == "none" || !folder_.empty()) return;
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  char stamp[32] = {};
+  std::time_t now = std::time(nullptr);
+  std::strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", std::localtime(&now));
+  const fs::path base = paths_.save_base;
+  std::error_code ec;
+  fs::create_directories(base, ec);
+  for (int n = 0; n < 1000; ++n) {
+    fs::path dir = base / (n == 0 ? fmt::format("{}-{}", stamp, host) : fmt::format("{}-{}-{}", stamp, host, n));
+    if (fs::create_directory(dir, ec)) {
+      folder_ = dir.string();
+      return;
+    }
+    if (ec) break;
+  }
+  throw UsageError(fmt::format("--save {}: cannot create a results folder there", paths_.save_base));
+}
+
+void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
+  if (folder_.empty()) return;
+  const fs::path dir = folder_;
+  write_output((dir / "results.json").string(), report_json(runs, ceilings).dump(2) + "\n", "results folder");
+  write_output((dir / "results.csv").string(), runs_to_csv(runs), "results folder");
+  write_output((dir / "table.txt").string(), table_text(runs), "results folder");
+}
+
+void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
+  if (!paths_.json.empty()) write_output(paths_.json, report_json(runs, ceilings).dump(2) + "\n", "--json");
+  if (!paths_.csv.empty()) write_output(paths_.csv, runs_to_csv(runs), "--csv");
+  if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs), "--junit");
+}
+
+std::string table_text(const std::vector<RunResult>& runs) {
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* f = open_memstream(&buffer, &size);
+  if (!f) return {};
+  print_run_table(runs, f);
+  std::fclose(f);
+  std::string text(buffer, size);
+  std::free(buffer);
+  return text;
+}
+
+namespace {
+
+std::string xml_escaped(const std::string& s) {
+  std::string out;
+  for (char c : s) switch (c) {
+      case '&': out += "&amp;"; break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '"': out += "&quot;"; break;
+      case '\'': out += "&apos;"; break;
+      default: out += (static_cast<unsigned char>(c) < 0x20 && c != '\n' && c != '\t') ? ' ' : c;
+    }
+  return out;
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<RunResult>& runs) {
+  int failures = 0;
+  double total = 0;
+  for (const RunResult& r : runs) {
+    failures += r.check.valid ? 0 : 1;
+    total += r.time_s.median * r.reps;
+  }
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" time=\"{:.6f}\">\n", runs.size(),
+                     failures, total);
+  out += fmt::format("  <testsuite name=\"ompref\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
+                     runs.size(), failures, total);
+  for (const RunResult& r : runs) {
+    const std::string name = xml_escaped(fmt::format("{} {} [{}, {}]", r.workload, r.variant, r.size, r.ran_on));
+    out += fmt::format("    <testcase classname=\"ompref.{}\" name=\"{}\" time=\"{:.6f}\"", xml_escaped(r.workload),
+                       name, r.time_s.median);
+    if (r.check.valid) {
+      out += fmt::format(">\n      <system-out>{}: {:.6g} {} (median of {}), max relative error {:.3g} (tolerance "
+                         "{:.3g}, {})</system-out>\n    </testcase>\n",
+                         xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
+                         r.check.tolerance, xml_escaped(r.check.reference));
+    } else {
+      out += fmt::format(">\n      <failure message=\"max relative error {:.3g} exceeds tolerance {:.3g}\" "
+                         "type=\"validation\">{} (reference: {})</failure>\n    </testcase>\n",
+                         r.check.max_rel_error, r.check.tolerance, xml_escaped(r.check.detail),
+                         xml_escaped(r.check.reference));
+    }
+  }
+  out += "  </testsuite>\n</testsuites>\n";
+  return out;
+}
+
+}  // namespace ompref

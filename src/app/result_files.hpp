@@ -1,0 +1,42 @@
+#pragma once
+// Where a run's results go: the files the user named (--json, --csv,
+// --junit) and the results folder kept by default
+// (ompref-results/<date>-<time>-<host>/: results.json, results.csv,
+// table.txt), rewritten atomically after every finished run, so that an
+// interrupted run keeps every run it finished.
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/results.hpp"
+
+namespace ompref {
+
+struct OutputPaths {
+  std::string json, csv, junit;
+  std::string save_base;  // parent of the results folder; "none": no folder
+};
+
+class ResultFiles {
+ public:
+  // Checks every path (nothing written yet): throws UsageError.
+  explicit ResultFiles(OutputPaths paths);
+  // Creates the results folder (at the first run, not before the checks).
+  void open_folder();
+  // After each finished run: the folder's files; at the end: also the named files.
+  void save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
+  void write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
+  const std::string& folder() const { return folder_; }
+
+ private:
+  OutputPaths paths_;
+  std::string folder_;
+};
+
+std::string table_text(const std::vector<RunResult>& runs);
+// JUnit XML: one test case per run; a failure carries the worst error, the
+// tolerance and where it is.
+std::string junit_xml(const std::vector<RunResult>& runs);
+
+}  // namespace ompref

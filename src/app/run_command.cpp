@@ -1,0 +1,244 @@
+#include "app/run_command.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <csignal>
+#include <cstdio>
+#include <memory>
+#include <set>
+#include <utility>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <omp.h>
+
+#include "app/progress.hpp"
+#include "app/result_files.hpp"
+#include "common/device.hpp"
+#include "common/output_file.hpp"
+#include "common/registry.hpp"
+#include "common/results.hpp"
+#include "common/runner.hpp"
+#include "common/usage_error.hpp"
+
+namespace ompref {
+namespace {
+
+// The devices target variants run on: --device N, all, or the default device.
+std::vector<int> resolve_devices(const std::string& arg) {
+  const int n = omp_get_num_devices();
+  if (arg.empty()) return {omp_get_default_device()};
+  if (arg == "all") {
+    if (n == 0) return {omp_get_default_device()};
+    std::vector<int> all;
+    for (int d = 0; d < n; ++d) all.push_back(d);
+    return all;
+  }
+  int id = -1;
+  if (!CLI::detail::lexical_cast(arg, id) || id < 0)
+    throw UsageError(fmt::format("--device {}: not a device number (accepted: 0..{} or all)", arg, n - 1));
+  if (id >= n)
+    throw UsageError(n == 0 ? fmt::format("--device {}: this process sees no offload device (accepted: all, or no --device)", arg)
+                            : fmt::format("--device {}: out of range (accepted: 0..{} or all)", arg, n - 1));
+  return {id};
+}
+
+using Plan = std::vector<std::pair<Workload*, std::vector<const Variant*>>>;
+
+// Every option checked before anything is measured or allocated.
+void check_options(const RunArgs& args, CLI::App& run_command) {
+  for (const char* option : {"--json", "--csv", "--junit", "--device", "--size", "--save"})
+    if (run_command.get_option_no_throw(option) != nullptr && run_command.count(option) > 0 &&
+        run_command.get_option(option)->as<std::string>().empty())
+      throw UsageError(fmt::format("{}: empty value (see ompref {} --help for what is accepted)", option,
+                                   run_command.get_name()));
+  for (const std::string& v : args.variants)
+    if (v.empty()) throw UsageError("--variant: empty value (accepted: V[,V...] or all)");
+  // Workload options belong to their workload's option group.
+  for (Workload* other : registry().workloads()) {
+    if (args.workload == "all" || other->name() == args.workload) continue;
+    for (const CLI::App* group : run_command.get_subcommands([](const CLI::App*) { return true; }))
+      if (group->get_group() == other->name() + " options")
+        for (const CLI::Option* option : group->get_options())
+          if (option->count() > 0)
+            throw UsageError(fmt::format("{} is a {} option; {} does not accept it", option->get_name(),
+                                         other->name(), args.workload));
+  }
+}
+
+std::string size_of(const RunArgs& args, const Workload& w) {
+  if (args.smallest) return w.sizes().front();
+  return args.size.empty() ? w.default_size() : args.size;
+}
+
+// Which workloads, which of their variants, at which size.
+Plan make_plan(const RunArgs& args) {
+  const bool all_variants = args.variants == std::vector<std::string>{"all"};
+  std::vector<Workload*> workloads;
+  if (args.workload == "all") {
+    workloads = registry().workloads();
+    if (!all_variants) throw UsageError("--variant: with `run all` only `all` is accepted");
+  } else {
+    workloads = {registry().workload(args.workload)};
+  }
+  Plan plan;
+  for (Workload* w : workloads) {
+    std::vector<const Variant*> chosen;
+    std::vector<std::string> known;
+    for (const Variant* v : registry().variants(w->name())) known.push_back(v->name);
+    if (all_variants) {
+      chosen = registry().variants(w->name());
+    } else {
+      std::set<std::string> seen;
+      for (const std::string& name : args.variants) {
+        const Variant* v = registry().variant(w->name(), name);
+        if (!v)
+          throw UsageError(fmt::format("--variant: unknown {} variant '{}' (accepted: {}, all)", w->name(), name,
+                                       fmt::join(known, ", ")));
+        if (seen.insert(name).second) chosen.push_back(v);
+      }
+    }
+    const std::string size = size_of(args, *w);
+    std::vector<std::string> sizes = w->sizes();
+    if (std::find(sizes.begin(), sizes.end(), size) == sizes.end())
+      throw UsageError(fmt::format("--size: {} has no size '{}' (accepted: {})", w->name(), size, fmt::join(sizes, ", ")));
+    plan.emplace_back(w, chosen);
+  }
+  return plan;
+}
+
+// The smallest memory of the places the plan runs on.
+MemoryLimits memory_limits(const HostInfo& host, bool any_target, const std::vector<int>& devices) {
+  MemoryLimits limits;
+  limits.host_bytes = host.available_bytes;
+  if (any_target)
+    for (const DeviceInfo& d : offload_devices())
+      if (std::find(devices.begin(), devices.end(), d.id) != devices.end() && d.memory_bytes > 0)
+        limits.device_bytes = limits.device_bytes > 0 ? std::min(limits.device_bytes, d.memory_bytes) : d.memory_bytes;
+  return limits;
+}
+
+void print_header(const HostInfo& host) {
+  fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), OMPREF_OFFLOAD_DESC);
+  fmt::print("host: {}, {} OpenMP threads", host.cpu.empty() ? "unknown CPU" : host.cpu, host.threads);
+  for (const DeviceInfo& d : offload_devices()) fmt::print(" | device {}: {}", d.id, d.name);
+  fmt::print("\n");
+  std::fflush(stdout);
+}
+
+// Every chosen variant of every planned workload, on every place it runs
+// on; the results folder is rewritten after every run.
+std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const MemoryLimits& limits,
+                                const std::vector<int>& devices, Ceilings& ceilings, Progress& progress,
+                                ResultFiles& files) {
+  std::vector<RunResult> runs;
+  RunSettings settings{args.reps, args.warmup, [&](int done, int total) { progress.repetition(done, total); }};
+  for (std::size_t wi = 0; wi < plan.size(); ++wi) {
+    const auto& [w, chosen] = plan[wi];
+    const std::string size = size_of(args, *w);
+    std::unique_ptr<Instance> instance = w->make(size, limits);
+    for (std::size_t vi = 0; vi < chosen.size(); ++vi) {
+      const Variant* v = chosen[vi];
+      std::vector<int> places = v->kind == Kind::host ? std::vector<int>{-1} : devices;
+      for (int d : places) {
+        progress.start_run(w->name(), int(wi), int(plan.size()), v->name, int(vi), int(chosen.size()));
+        RunResult r = run_variant(*v, *instance, size, settings, d, devices);
+        progress.finish_run();
+        ceilings.apply(r);
+        progress.clear();
+        print_phase_table(r, stdout);
+        if (!r.check.valid)
+          fmt::print(stderr, "ompref: {} {} failed validation: {}\n", r.workload, r.variant, r.check.detail);
+        runs.push_back(std::move(r));
+        set_native_fractions(runs);  // target runs against their native twin, once it has run
+        std::fflush(stdout);
+        files.save_progress(runs, ceilings.to_json());
+      }
+    }
+  }
+  progress.clear();
+  return runs;
+}
+
+extern "C" void on_interrupt(int) {
+  remove_pending_output();
+  static const char text[] = "\nompref: interrupted; every finished run is in the results folder\n";
+  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, text, sizeof text - 1);
+  _exit(130);
+}
+
+int count_runs(const Plan& plan, std::size_t devices) {
+  int n = 0;
+  for (const auto& [w, chosen] : plan)
+    for (const Variant* v : chosen) n += v->kind == Kind::host ? 1 : int(devices);
+  return n;
+}
+
+void print_where_next(const ResultFiles& files) {
+  if (files.folder().empty()) return;
+  fmt::print("results: {0}/results.json, results.csv, table.txt\n"
+             "next: ompref compare {0}/results.json OTHER.json | ompref report {0}/results.json --out {0}/report\n",
+             files.folder());
+}
+
+}  // namespace
+
+int run_suite(const RunArgs& args, CLI::App& command) {
+  check_options(args, command);
+  ResultFiles files({args.json_path, args.csv_path, args.junit_path, args.save});
+  Plan plan = make_plan(args);
+  std::vector<int> devices = resolve_devices(args.device);
+  // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
+  keep_runnable(plan, devices, args.variants != std::vector<std::string>{"all"});
+  bool any_target = false, any_host = false;  // any_target: target or native, on a device
+  for (const auto& [w, chosen] : plan)
+    for (const Variant* v : chosen) (v->kind == Kind::host ? any_host : any_target) = true;
+
+  if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
+    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
+                                 OMPREF_OFFLOAD_DESC));
+  const HostInfo host = host_info();
+  const MemoryLimits limits = memory_limits(host, any_target, devices);
+  // With `--json -` or `--csv -` standard output carries that document
+  // alone: everything else printed goes to standard error meanwhile.
+  const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
+  const int saved_stdout = document_on_stdout ? dup(STDOUT_FILENO) : -1;
+  if (document_on_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+  print_header(host);
+  files.open_folder();
+
+  Progress progress(count_runs(plan, devices.size()), !args.quiet);
+  Ceilings ceilings(!args.no_ceiling, limits);
+  if (!args.no_ceiling) progress.note("measuring the bandwidth ceiling of each place");
+  ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
+  progress.clear();
+  std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings, progress, files);
+  print_run_table(runs, stdout);
+  print_where_next(files);
+  std::fflush(stdout);
+  if (document_on_stdout) {
+    dup2(saved_stdout, STDOUT_FILENO);
+    close(saved_stdout);
+  }
+  files.write_named(runs, ceilings.to_json());
+
+  bool all_valid = ceilings.all_valid();
+  for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
+  return all_valid ? 0 : 1;
+}
+
+void add_output_options(CLI::App& command, RunArgs& args) {
+  command.add_option("--device", args.device, "N or all: the offload devices target variants run on");
+  command.add_option("--json", args.json_path, "write the results as JSON (- for standard output)");
+  command.add_option("--csv", args.csv_path, "write the results as CSV, provenance in the last columns (- for standard output)");
+  command.add_option("--junit", args.junit_path, "write JUnit XML, one test case per run (- for standard output)");
+  command.add_option("--save", args.save, "parent of the results folder kept after every run, or none")
+      ->default_str(args.save);
+  command.add_flag("--quiet", args.quiet, "no progress line on standard error (also: OMPREF_QUIET=1)");
+}
+
+}  // namespace ompref

@@ -1,0 +1,32 @@
+#pragma once
+// `ompref run` and `ompref check`: the options, the plan (which workloads,
+// variants and sizes), and the runs with their progress and result files.
+#include <string>
+#include <vector>
+
+namespace CLI {
+class App;
+}
+
+namespace ompref {
+
+struct RunArgs {
+  std::string workload;
+  std::vector<std::string> variants{"all"};
+  std::string size;
+  bool smallest = false;  // `check`: every workload at its smallest size
+  int reps = 5;
+  int warmup = 1;
+  std::string device;
+  std::string json_path, csv_path, junit_path;
+  std::string save;  // results folder's parent, or "none"
+  bool no_ceiling = false;
+  bool quiet = false;  // no progress line
+};
+
+// The options both commands share (outputs, devices, progress).
+void add_output_options(CLI::App& command, RunArgs& args);
+// Exit status: 0 every run valid, 1 a run failed validation; throws UsageError.
+int run_suite(const RunArgs& args, CLI::App& command);
+
+}  // namespace ompref

@@ -1,0 +1,101 @@
+// mesh: where a mesh comes from. The generated unit cube (Kuhn's split of each
+// hexahedron into 6 tetrahedra) and the libMeshb data read by common/meshb.hpp.
+#include <algorithm>
+#include <cstdint>
+
+#include <fmt/format.h>
+
+#include "common/mesh.hpp"
+#include "common/usage_error.hpp"
+
+namespace ompref::mesh {
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+// A deterministic value in [-1, 1) from (index, stream).
+double unit_noise(std::uint64_t index, std::uint64_t stream) {
+  return double(splitmix64(index * 4 + stream) >> 11) * 0x1.0p-52 - 1.0;
+}
+
+}  // namespace
+
+RawMesh make_cube(int n, double jitter) {
+  if (n < 1) throw UsageError(fmt::format("--cube: {} is not a positive number of cells", n));
+  if (!(jitter >= 0 && jitter <= 0.15)) throw UsageError(fmt::format("--jitter: {} is outside [0, 0.15]", jitter));
+  RawMesh raw;
+  raw.source = fmt::format("cube {}{}", n, jitter > 0 ? fmt::format(" jitter {}", jitter) : "");
+  const std::int64_t m = n + 1;
+  const std::int64_t nv = m * m * m;
+  const double h = 1.0 / n;
+  raw.crd.resize(3 * nv);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < m; ++k)
+    for (std::int64_t j = 0; j < m; ++j)
+      for (std::int64_t i = 0; i < m; ++i) {
+        const std::int64_t v = i + m * (j + m * k);
+        double p[3] = {double(i) * h, double(j) * h, double(k) * h};
+        if (i == n) p[0] = 1;
+        if (j == n) p[1] = 1;
+        if (k == n) p[2] = 1;
+        const bool interior = i > 0 && j > 0 && k > 0 && i < n && j < n && k < n;
+        if (jitter > 0 && interior)
+          for (int d = 0; d < 3; ++d) p[d] += jitter * h * unit_noise(std::uint64_t(v), std::uint64_t(d));
+        for (int d = 0; d < 3; ++d) raw.crd[3 * v + d] = p[d];
+      }
+  // Kuhn's split: tet p follows the path (0,0,0) -> +e_p0 -> +e_p1 -> (1,1,1).
+  // det(e_p0, e_p1, e_p2) = sign(p): odd permutations swap their middle vertices.
+  static const int perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
+  const std::int64_t nt = 6 * std::int64_t(n) * n * n;
+  raw.tet.resize(4 * nt);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < n; ++k)
+    for (std::int64_t j = 0; j < n; ++j)
+      for (std::int64_t i = 0; i < n; ++i) {
+        const std::int64_t cell = i + n * (j + n * k);
+        for (int p = 0; p < 6; ++p) {
+          std::int64_t c[3] = {i, j, k};
+          std::int32_t path[4];
+          path[0] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
+          for (int s = 0; s < 3; ++s) {
+            c[perms[p][s]] += 1;
+            path[s + 1] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
+          }
+          if (p >= 3) std::swap(path[1], path[2]);
+          for (int q = 0; q < 4; ++q) raw.tet[4 * (6 * cell + p) + q] = path[q];
+        }
+      }
+  return raw;
+}
+
+RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
+  const meshb::ElementBlock& tets = data.block(meshb::kTetrahedra);
+  if (data.dimension != 3)
+    throw UsageError(fmt::format("mesh file {}: Dimension: {} (the mesh workload needs 3)", name, data.dimension));
+  if (tets.count() == 0)
+    throw UsageError(fmt::format("mesh file {}: Tetrahedra: none (the mesh workload needs tetrahedra)", name));
+  RawMesh raw;
+  raw.source = name;
+  raw.crd = data.xyz;
+  raw.tet = tets.nodes;
+  raw.tri = data.block(meshb::kTriangles).nodes;
+  return raw;
+}
+
+meshb::MeshData to_meshb(const RawMesh& raw) {
+  meshb::MeshData d;
+  d.dimension = 3;
+  d.xyz = raw.crd;
+  d.vrefs.assign(raw.crd.size() / 3, 0);
+  d.block(meshb::kTetrahedra).nodes = raw.tet;
+  d.block(meshb::kTetrahedra).refs.assign(raw.tet.size() / 4, 0);
+  d.block(meshb::kTriangles).nodes = raw.tri;
+  d.block(meshb::kTriangles).refs.assign(raw.tri.size() / 3, 0);
+  return d;
+}
+
+}  // namespace ompref::mesh

@@ -1,0 +1,98 @@
+// mesh: topology. The vertex balls (vertex -> tets, CSR), the tet neighbours
+// through faces, the boundary triangles of a mesh read without them, and the
+// balls again in GMlib's degree-binned layout.
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "common/mesh.hpp"
+
+namespace ompref::mesh {
+namespace {
+
+// vertex -> tets CSR: entries are corners (4 t + k) in ascending order.
+void build_ball(const std::vector<std::int32_t>& tet, std::int64_t nv, std::vector<std::int32_t>& offset,
+                std::vector<std::int32_t>& entries) {
+  offset.assign(nv + 1, 0);
+  for (std::int32_t v : tet) ++offset[v + 1];
+  for (std::int64_t v = 0; v < nv; ++v) offset[v + 1] += offset[v];
+  entries.resize(tet.size());
+  std::vector<std::int32_t> fill(offset.begin(), offset.end() - 1);
+  for (std::size_t c = 0; c < tet.size(); ++c) entries[fill[tet[c]]++] = std::int32_t(c);
+}
+
+}  // namespace
+
+void MeshInstance::build_topology() {
+  build_ball(tet, nv, ball_offset, ball_corner);
+  // Neighbour through the face opposite vertex k: the other tet in the ball of
+  // the face's smallest vertex that holds all three face vertices.
+  tet_nbr.assign(4 * nt, -1);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t t = 0; t < nt; ++t)
+    for (int k = 0; k < 4; ++k) {
+      std::int32_t f[3];
+      for (int q = 0, n = 0; q < 4; ++q)
+        if (q != k) f[n++] = tet[4 * t + q];
+      const std::int32_t a = std::min({f[0], f[1], f[2]});
+      for (std::int32_t i = ball_offset[a]; i < ball_offset[a + 1]; ++i) {
+        const std::int64_t u = ball_corner[i] >> 2;
+        if (u == t) continue;
+        int hits = 0;
+        for (int s = 0; s < 3; ++s)
+          for (int q = 0; q < 4; ++q) hits += tet[4 * u + q] == f[s];
+        if (hits == 3) {
+          tet_nbr[4 * t + k] = std::int32_t(u);
+          break;
+        }
+      }
+    }
+  // Without triangles (the generated cube), the boundary faces become the
+  // triangles, oriented outwards.
+  if (tri.empty()) {
+    static const int faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+    for (std::int64_t t = 0; t < nt; ++t)
+      for (int k = 0; k < 4; ++k)
+        if (tet_nbr[4 * t + k] < 0)
+          for (int q = 0; q < 3; ++q) tri.push_back(tet[4 * t + faces[k][q]]);
+  }
+  ntri = std::int64_t(tri.size() / 3);
+}
+
+void MeshInstance::build_bins() {
+  std::vector<std::vector<std::int32_t>> by_width(32);
+  for (std::int64_t v = 0; v < nv; ++v) {
+    const std::uint32_t deg = std::uint32_t(ball_offset[v + 1] - ball_offset[v]);
+    int w = 0;
+    while ((1u << w) < std::max(deg, 1u)) ++w;
+    by_width[w].push_back(std::int32_t(v));
+  }
+  bins = Bins{};
+  std::int64_t offset = 0;
+  std::int32_t first = 0;
+  for (int w = 0; w < 32; ++w) {
+    if (by_width[w].empty()) continue;
+    bins.first.push_back(first);
+    bins.count.push_back(std::int32_t(by_width[w].size()));
+    bins.width.push_back(std::int32_t(1u << w));
+    bins.offset.push_back(offset);
+    first += std::int32_t(by_width[w].size());
+    offset += std::int64_t(by_width[w].size()) << w;
+  }
+  bins.corner.assign(offset, ball_sentinel);
+  for (int b = 0, slot = 0; b < 32; ++b) {
+    if (by_width[b].empty()) continue;
+    const std::int64_t count = bins.count[slot];
+    const std::int64_t off = bins.offset[slot];
+    for (std::int64_t r = 0; r < count; ++r) {
+      const std::int32_t v = by_width[b][r];
+      const std::int32_t deg = ball_offset[v + 1] - ball_offset[v];
+      bins.vertex.push_back(v);
+      bins.degree.push_back(deg);
+      for (std::int32_t j = 0; j < deg; ++j) bins.corner[off + j * count + r] = ball_corner[ball_offset[v] + j];
+    }
+    ++slot;
+  }
+}
+
+}  // namespace ompref::mesh

@@ -1,0 +1,236 @@
+// Output files: written whole or not at all, special files refused before
+// any run, symbolic links written through, `-` for standard output, and the
+// provenance every result carries.
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include <fmt/format.h>
+
+#include "app/result_files.hpp"
+#include "common/output_file.hpp"
+#include "common/usage_error.hpp"
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+using namespace ompref;
+using namespace ompref::testing;
+
+namespace {
+
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string t = (fs::temp_directory_path() / "ompref_outputs_XXXXXX").string();
+    path = mkdtemp(t.data());
+  }
+  ~TempDir() { fs::remove_all(path); }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(OutputFile, ReplacesTheFileWholeAndLeavesNoTemporary) {
+  TempDir dir;
+  const fs::path file = dir.path / "out.json";
+  write_output(file.string(), "old\n", "--json");
+  write_output(file.string(), "new\n", "--json");
+  EXPECT_EQ(slurp(file), "new\n");
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir.path)) ++entries;
+  EXPECT_EQ(entries, 1) << "the temporary file was left behind";
+}
+
+TEST(OutputFile, AReaderHoldingTheOldFileStillReadsItWhole) {
+  // The old file is replaced by a rename, not truncated: a descriptor opened
+  // on it before the write still reads the complete old contents.
+  TempDir dir;
+  const fs::path file = dir.path / "out.json";
+  write_output(file.string(), "{\"old\": true}\n", "--json");
+  std::ifstream held(file);
+  write_output(file.string(), "{\"new\": true}\n", "--json");
+  std::stringstream s;
+  s << held.rdbuf();
+  EXPECT_EQ(s.str(), "{\"old\": true}\n");
+  EXPECT_EQ(slurp(file), "{\"new\": true}\n");
+}
+
+TEST(OutputFile, WritesThroughASymlinkAndKeepsTheLink) {
+  TempDir dir;
+  const fs::path target = dir.path / "real.csv";
+  const fs::path link = dir.path / "link.csv";
+  fs::create_symlink("real.csv", link);  // dangling until written
+  write_output(link.string(), "a,b\n", "--csv");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(slurp(target), "a,b\n");
+}
+
+TEST(OutputFile, SpecialFilesAndMissingDirectoriesAreRefusedUpFront) {
+  TempDir dir;
+  const fs::path fifo = dir.path / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(check_output_path(fifo.string(), "--json"), UsageError);
+  EXPECT_THROW(check_output_path(dir.path.string(), "--json"), UsageError);
+  EXPECT_THROW(check_output_path("/dev/full", "--csv"), UsageError);
+  EXPECT_THROW(check_output_path((dir.path / "no" / "x.json").string(), "--json"), UsageError);
+  EXPECT_THROW(check_output_path("", "--json"), UsageError);
+  EXPECT_NO_THROW(check_output_path((dir.path / "new.json").string(), "--json"));
+  EXPECT_NO_THROW(check_output_path("-", "--json"));
+}
+
+TEST(OutputFile, SameFileIsJudgedByIdentity) {
+  TempDir dir;
+  const fs::path file = dir.path / "x.json";
+  write_output(file.string(), "{}\n", "--json");
+  fs::create_symlink(file, dir.path / "alias.json");
+  EXPECT_TRUE(same_output(file.string(), (dir.path / "." / "x.json").string()));
+  EXPECT_TRUE(same_output(file.string(), (dir.path / "alias.json").string()));
+  EXPECT_FALSE(same_output(file.string(), (dir.path / "y.json").string()));
+}
+
+TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
+  TempDir dir;
+  const std::string json = (dir.path / "x.json").string();
+  const std::string alias = (dir.path / "." / "x.json").string();
+  auto r = run_ompref("run stream --size tiny --no-ceiling --json " + json + " --csv " + alias);
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_FALSE(fs::exists(json)) << "nothing may be written when the command is refused";
+}
+
+TEST(OutputCli, AFifoOutputIsRefusedNotWaitedOn) {
+  TempDir dir;
+  const fs::path fifo = dir.path / "fifo";
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
+  auto r = run_ompref("run stream --size tiny --no-ceiling --json " + fifo.string(), "timeout 20");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_NE(r.stderr_text.find("not a regular file"), std::string::npos) << r.stderr_text;
+}
+
+TEST(OutputCli, JsonToStandardOutputIsTheDocumentAlone) {
+  auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --json -");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string out = r.output.substr(0, r.output.size() - r.stderr_text.size());
+  const nlohmann::json j = nlohmann::json::parse(out);  // throws (fails) if the table got mixed in
+  EXPECT_EQ(j["runs"].size(), 1u);
+  EXPECT_NE(r.stderr_text.find("host_simd"), std::string::npos) << "the table goes to standard error";
+}
+
+TEST(OutputCli, ResultsCarryTheirProvenance) {
+  TempDir dir;
+  const fs::path json = dir.path / "r.json", csv = dir.path / "r.csv";
+  auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --json " + json.string() +
+                      " --csv " + csv.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const nlohmann::json p = nlohmann::json::parse(slurp(json))["provenance"];
+  for (const char* key : {"git_commit", "git_describe", "build_type", "compile_flags", "link_flags", "command_line",
+                          "compiler", "openmp_runtime", "offload", "environment", "date", "hostname"})
+    EXPECT_TRUE(p.contains(key)) << key;
+  EXPECT_NE(p["command_line"].get<std::string>().find("--variant host_simd"), std::string::npos);
+  std::istringstream lines(slurp(csv));
+  std::string header, row;
+  std::getline(lines, header);
+  std::getline(lines, row);
+  EXPECT_NE(header.find(",git_commit,"), std::string::npos) << header;
+  EXPECT_NE(row.find(p["git_commit"].get<std::string>()), std::string::npos) << row;
+}
+
+TEST(OutputCli, VersionIsOneLineWithCommitAndCompiler) {
+  auto r = run_ompref("--version");
+  EXPECT_EQ(r.status, 0);
+  EXPECT_EQ(count_lines(r.output), 1) << r.output;
+  EXPECT_NE(r.output.find("commit"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find(compiler_description()), std::string::npos) << r.output;
+}
+
+TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
+  TempDir dir;
+  // Interrupted once the first run is saved: exit 130, the folder holds valid
+  // JSON with every run that finished, and no temporary file.
+  const std::string script = fmt::format(
+      "OMP_NUM_THREADS=2 {} run all --size tiny --reps 3 --no-ceiling --quiet --save {} >/dev/null 2>&1 & pid=$!; "
+      "for i in $(seq 1 600); do ls {}/*/results.json >/dev/null 2>&1 && break; sleep 0.05; done; "
+      "kill -INT $pid; wait $pid; echo $?",
+      OMPREF_BIN, dir.path.string(), dir.path.string());
+  std::FILE* pipe = popen(script.c_str(), "r");
+  ASSERT_NE(pipe, nullptr);
+  char buf[64] = {};
+  ASSERT_NE(std::fgets(buf, sizeof buf, pipe), nullptr);
+  pclose(pipe);
+  EXPECT_EQ(std::atoi(buf), 130);
+  int folders = 0;
+  for (const auto& folder : fs::directory_iterator(dir.path)) {
+    ++folders;
+    const nlohmann::json j = nlohmann::json::parse(slurp(folder.path() / "results.json"));
+    EXPECT_GE(j["runs"].size(), 1u);
+    EXPECT_TRUE(fs::exists(folder.path() / "results.csv"));
+    EXPECT_TRUE(fs::exists(folder.path() / "table.txt"));
+    for (const auto& f : fs::directory_iterator(folder.path()))
+      EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << f.path();
+  }
+  EXPECT_EQ(folders, 1);
+}
+
+TEST(OutputCli, CheckRunsEveryVariantOnceAndWritesJUnit) {
+  TempDir dir;
+  const fs::path xml = dir.path / "check.xml";
+  auto r = run_ompref("check --quiet --junit " + xml.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string text = slurp(xml);
+  int cases = 0;
+  for (std::size_t at = text.find("<testcase "); at != std::string::npos; at = text.find("<testcase ", at + 1)) ++cases;
+  // Native (CUDA) variants run only where a CUDA device is usable.
+  const std::size_t runs = ompref::testing::runnable_variants("").size();
+  EXPECT_EQ(std::size_t(cases), runs) << "one test case per variant";
+  EXPECT_EQ(text.find("<failure"), std::string::npos);
+}
+
+TEST(OutputCli, JUnitFailureCarriesTheWorstError) {
+  RunResult r;
+  r.workload = "stream";
+  r.variant = "host_simd";
+  r.check.valid = false;
+  r.check.max_rel_error = 0.5;
+  r.check.tolerance = 1e-8;
+  r.check.detail = "a[3] = 0.5 (expected <1>)";
+  const std::string xml = junit_xml({r});
+  EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("max relative error 0.5 exceeds tolerance 1e-08"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("a[3] = 0.5 (expected &lt;1&gt;)"), std::string::npos) << xml;
+}
+
+TEST(OutputCli, ProgressLinesGoToStandardErrorOnly) {
+  auto r = run_ompref("run stream --size tiny --reps 2 --no-ceiling --variant host_simd,target_simd", "OMPREF_QUIET=0");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.stderr_text.find("[1/2] stream 1/1, host_simd 1/2"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("[2/2] stream 1/1, target_simd 2/2"), std::string::npos) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("elapsed"), std::string::npos) << r.stderr_text;
+  const std::string out = r.output.substr(0, r.output.size() - r.stderr_text.size());
+  EXPECT_EQ(out.find("elapsed"), std::string::npos) << "progress must not enter the table";
+  auto quiet = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --quiet", "OMPREF_QUIET=0");
+  EXPECT_EQ(quiet.stderr_text, "");
+}
+
+TEST(OutputCli, BadOpenMPEnvironmentIsRefusedBeforeTheRuntimeSeesIt) {
+  for (const char* env : {"OMP_NUM_THREADS=", "OMP_NUM_THREADS=abc", "OMP_NUM_THREADS=-2", "OMP_NUM_THREADS=0",
+                          "OMP_THREAD_LIMIT=x", "OMP_DEFAULT_DEVICE=-1", "OMP_TARGET_OFFLOAD=sometimes"}) {
+    auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling", env);
+    EXPECT_EQ(r.status, 2) << env << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << env << "\n" << r.stderr_text;
+    const std::string name = std::string(env).substr(0, std::string(env).find('='));
+    EXPECT_NE(r.stderr_text.find(name), std::string::npos) << r.stderr_text;
+  }
+  auto ok = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd", "OMP_NUM_THREADS=2,1");
+  EXPECT_EQ(ok.status, 0) << ok.output;
+}
