@@ -3,7 +3,7 @@
 // adsorption force of the SYCL port by Ding et al. 2023. The problem (cases,
 // sizes, parameters), the data layout every variant shares and the instance.
 // By subject: lbm_cell.hpp (the arithmetic of one cell, host and device),
-// lbm_tiling.hpp (the team-per-tile launch), lbm.cpp (layout, initial state,
+// lbm_tiling.hpp (the launch of a team per tile), lbm.cpp (layout, initial state,
 // bytes model), lbm_options.cpp (sizes, cases, shapes, the checks),
 // lbm_reference.cpp (the host reference run and validation),
 // lbm_observables.cpp (the physics a user checks).
