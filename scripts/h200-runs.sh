@@ -40,7 +40,7 @@ case "$set_name" in
         --warmup 1 --no-ceiling --json "$out/gpp-tuned-$shape.json" 2>&1 | grep '^gpp ')"
     done | tee "$out/gpp-tuned-shapes.txt"
     ompref run lbm --size medium --reps 3 --warmup 1 --json "$out/lbm-medium.json" 2>&1 | tail -7
-    ompref run lbm --size paper --variant target_basic,target_shaped,target_many,target_fused,host_tiled,host_naive \
+    ompref run lbm --size paper --variant target_basic,target_shaped,target_many,target_fused,host_tiled,host_basic \
       --reps 2 --warmup 1 --json "$out/lbm-paper.json" 2>&1 | tail -9
     ;;
   tune-paper)
