@@ -270,7 +270,7 @@ struct Compensated {
 }  // namespace
 
 // Tolerance, per deck and summation order. Every variant sums in at most two
-// levels: a first chain of at most ncouls * ngpown terms (host_naive's sum over
+// levels: a first chain of at most ncouls * ngpown terms (the naive pair's sum over
 // one band; every other variant sums at most ncouls, or one ig block, first),
 // then at most number_bands * max(ngpown, ncouls) partial sums (one thread
 // combining its partials; trees, as in team reductions, are shorter). A
@@ -282,7 +282,7 @@ struct Compensated {
 // (computed by the reference; sum |t| of the complex moduli bounds the
 // rounding of any order, factor applied before or after the ig sum). The 1e-12
 // floor covers the few ulp of each term's own rounding. tiny: 7.3e-12; small:
-// 6.1e-11; medium 1.7e-9; paper 1.6e-8 (issue: at most 1e-7).
+// 6.1e-11; medium 1.7e-9; paper 1.6e-8 (the suite asks at most 1e-7).
 void GppInstance::compute_reference() {
   const double u = std::ldexp(1.0, -53);
   const double chain = double(nc) * ngpown + double(nb) * std::max(ngpown, nc);
