@@ -8,9 +8,10 @@
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
-namespace {
 
 // Host data needs no mapping: reset() wrote the inputs.
+
+namespace {
 
 // mirror: begin
 // The baseline loop order: band outermost in parallel, then ig, then k

@@ -35,10 +35,10 @@ namespace {
 // wtilde_array[igp][k]: igp jumps ncouls/ngpown rows per k (strided access).
 // Six real reductions, as in the mini-app.
 // On a GPU this port is the lesson of why target_basic turns the loops
-// around: only number_bands threads (512 on the paper deck) have work, where
-// a GPU needs hundreds of thousands to hide its latency, and each thread
-// walks k alone, so neighbouring threads (neighbouring bands) read rows of
-// I_eps and wtilde far apart instead of neighbouring elements of one row.
+// around: the band loop is the only parallel one, so number_bands threads
+// (512 on the paper deck) have work, a few per multiprocessor where a GPU
+// needs tens of thousands in flight to hide its latency, and each of them
+// sums ncouls x ngpown terms alone.
 void target_naive(GppInstance& s, [[maybe_unused]] RunContext& ctx) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
@@ -77,8 +77,8 @@ void target_naive(GppInstance& s, [[maybe_unused]] RunContext& ctx) {
 
 const Registration target_naive_registration{target_variant(
     "gpp", "target_naive",
-    "the literal port of host_naive: `target teams distribute parallel for` over the bands, too few threads for a "
-    "GPU and uncoalesced rows, which is why the next step turns the loops around",
+    "the literal port of host_naive: `target teams distribute parallel for` over the bands alone, number_bands "
+    "threads where a GPU needs tens of thousands, which is why the next step turns the loops around",
     target_naive, device_data)};
 
 }  // namespace

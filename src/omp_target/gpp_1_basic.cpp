@@ -1,11 +1,12 @@
 // gpp on the device, step 1: the first port that suits a GPU. What it changes
 // from target_naive (`diff src/omp_target/gpp.cpp src/omp_target/gpp_1_basic.cpp`):
-// the loops are turned around. Threads go over (k, n1) collapsed, hundreds of
-// thousands of them on the paper deck instead of number_bands; k is the faster
-// index, so neighbouring threads read neighbouring elements of a row [ig][k];
-// ig runs inside each thread. factor(k, n1) is now the same for every term of
-// a thread (the compiler may move it out of the ig loop). Six real scalar
-// reductions combine the threads, as before.
+// the loops are turned around. Threads go over (k, n1) collapsed, ngpown x
+// number_bands of them (838,656 on the paper deck) instead of number_bands,
+// each summing the ncouls terms of its ig loop. Neighbouring threads are
+// neighbouring bands at one k: a warp reads one element I_eps[ig][k] per step
+// and contiguous aqsmtemp[igp][n1]. factor(k, n1) is now the same for every
+// term of a thread (the compiler may move it out of the ig loop). Six real
+// scalar reductions combine the threads, as before.
 #include "common/complex.hpp"
 #include "common/gpp.hpp"
 #include "common/registry.hpp"
