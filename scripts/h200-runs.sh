@@ -36,11 +36,11 @@ case "$set_name" in
     with_clang19_rt build-gpu/ompref_launch_cost 2000 | tee "$out/launch-cost-openmp.json"
     # target_tuned's shape knob: bands per thread, ig chunk, thread_limit.
     for shape in 4,8192,128 4,4096,128 4,16384,128 8,8192,64 8,4096,128 2,8192,256 4,8192,96 4,8192,192; do
-      echo "shape $shape: $(OMPREF_GPP_TUNED=$shape ompref run gpp --size paper --variant target_tuned --reps 5 \
+      echo "shape $shape: $(ompref run gpp --size paper --variant target_tuned --tuned-shape $shape --reps 5 \
         --warmup 1 --no-ceiling --json "$out/gpp-tuned-$shape.json" 2>&1 | grep '^gpp ')"
     done | tee "$out/gpp-tuned-shapes.txt"
     ompref run lbm --size medium --reps 3 --warmup 1 --json "$out/lbm-medium.json" 2>&1 | tail -7
-    ompref run lbm --size paper --variant target_basic,target_shaped,target_many,target_fused,host_tiled,host_naive \
+    ompref run lbm --size paper --variant target_basic,target_shaped,target_many,target_fused,host_tiled,host_basic \
       --reps 2 --warmup 1 --json "$out/lbm-paper.json" 2>&1 | tail -9
     ;;
   tune-paper)

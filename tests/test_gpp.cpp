@@ -20,7 +20,7 @@ using ompref::testing::run_ompref;
 using ompref::testing::test_limits;
 
 std::unique_ptr<GppInstance> make(const std::string& size, Data data = Data::uniform) {
-  return make_instance(deck_for_size(size), data, size, test_limits());
+  return make_instance(deck_for_size(size), data, test_limits());
 }
 
 // Runs a variant once (one timed repetition, no warm-up) and checks it.
@@ -37,8 +37,8 @@ void expect_valid(GppInstance& s, const Variant& v, const std::string& size, con
 }
 
 TEST(Gpp, HasTheSteps) {
-  for (const char* name : {"host_naive", "host_tiled", "target_basic", "target_udr", "target_hoisted", "target_tuned",
-                           "target_multi"})
+  for (const char* name : {"host_naive", "host_tiled", "target_naive", "target_basic", "target_udr", "target_hoisted",
+                           "target_tuned", "target_multi"})
     EXPECT_NE(registry().variant("gpp", name), nullptr) << name;
 }
 
@@ -66,7 +66,7 @@ TEST(Gpp, VariedReferenceIsWellConditioned) {
     for (int p = 0; p < 2; ++p) EXPECT_LT(s->tolerance(iw, p), 1e-9) << iw << " " << p;
 }
 
-TEST(Gpp, ClosedFormMatchesTheIssuesPaperNumbers) {
+TEST(Gpp, ClosedFormMatchesTheMiniAppsBenchmarkNumbers) {
   // A cross-check of the formula: the numbers quoted for the mini-app's benchmark deck.
   const Complex3 c = closed_form(deck_for_size("paper"));
   const double want[3][2] = {{-264241152.0, 1321205760.0},
@@ -185,7 +185,7 @@ TEST_F(GppValidation, ATransposedArrayFails) {
   EXPECT_FALSE(s->validate(1, "").valid);
 }
 
-TEST(Gpp, ToleranceIsWithinTheIssuesBoundOnPaper) {
+TEST(Gpp, ToleranceIsWithin1e7OnPaper) {
   // Stated per deck in gpp.cpp: at most 1e-7 on the paper deck.
   const Deck d = deck_for_size("paper");
   const double chain = double(d.ncouls) * d.ngpown() + double(d.number_bands) * d.ncouls;
@@ -214,11 +214,11 @@ TEST(Gpp, DecksAreParsedStrictly) {
 TEST(Gpp, MemoryIsCheckedBeforeAllocating) {
   MemoryLimits host;
   host.host_bytes = 1e6;
-  EXPECT_THROW(make_instance(deck_for_size("paper"), Data::uniform, "paper", host), UsageError);
+  EXPECT_THROW(make_instance(deck_for_size("paper"), Data::uniform, host), UsageError);
   MemoryLimits device;
   device.host_bytes = 1e15;
   device.device_bytes = 1e6;
-  EXPECT_THROW(make_instance(deck_for_size("small"), Data::uniform, "small", device), UsageError);
+  EXPECT_THROW(make_instance(deck_for_size("small"), Data::uniform, device), UsageError);
 }
 
 struct BadDeck {

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 
 #include <gtest/gtest.h>
@@ -36,13 +37,13 @@ RunResult run_steps(LbmInstance& s, const std::string& variant, int reps) {
 
 // ---- agreement ------------------------------------------------------------
 
-TEST(Lbm, EveryVariantMatchesHostNaiveAfter20StepsOfDrops) {
+TEST(Lbm, EveryVariantMatchesHostBasicAfter20StepsOfDrops) {
   Params p = tiny_drops();
   p.steps = 10;
   auto ref = make_instance(p, test_limits());
-  RunResult r0 = run_steps(*ref, "host_naive", 2);  // 20 steps
+  RunResult r0 = run_steps(*ref, "host_basic", 2);  // 20 steps
   ASSERT_TRUE(r0.check.valid) << r0.check.detail;
-  std::vector<double> want(ref->f(), ref->f() + ref->grid.stride * Q);
+  std::vector<double> want(ref->current(), ref->current() + ref->grid.stride * Q);
 
   auto variants = registry().variants("lbm");
   ASSERT_GE(variants.size(), 6u);
@@ -51,12 +52,12 @@ TEST(Lbm, EveryVariantMatchesHostNaiveAfter20StepsOfDrops) {
     RunResult r = run_steps(*s, v->name, 2);
     EXPECT_TRUE(r.check.valid) << v->name << ": " << r.check.detail;
     EXPECT_LE(r.check.max_rel_error, 1e-12) << v->name;
-    // Every population of every fluid cell against host_naive's.
+    // Every population of every fluid cell against host_basic's.
     double worst = 0;
     for (long k = 0; k < s->grid.n; ++k) {
       if (s->solid[k]) continue;
       for (int i = 0; i < Q; ++i) {
-        const double a = s->f()[i * s->grid.stride + k], b = want[i * s->grid.stride + k];
+        const double a = s->current()[i * s->grid.stride + k], b = want[i * s->grid.stride + k];
         const double err = std::isfinite(a) ? std::fabs(a - b) / std::fabs(b) : 1e300;
         worst = std::max(worst, err);
       }
@@ -70,23 +71,23 @@ TEST(Lbm, EveryVariantMatchesHostNaiveAfter20StepsOfDrops) {
 // host_tiled splits each row of a tile into x-face cells, rows holding solid
 // cells (general path) and a vectorised interior: tiles that do not divide
 // the lattice, one-cell tiles and a lattice 3 cells wide must still give
-// host_naive's populations bit for bit (same arithmetic, same order).
-TEST(Lbm, HostTiledEdgesMatchHostNaiveBitForBit) {
+// host_basic's populations bit for bit (same arithmetic, same order).
+TEST(Lbm, HostTiledEdgesMatchHostBasicBitForBit) {
   struct Case { int nx, ny, nz, tx, ty, tz; };
   for (const Case& c : {Case{13, 11, 9, 5, 3, 2}, Case{13, 11, 9, 1, 1, 1}, Case{3, 12, 7, 2, 5, 3},
                         Case{40, 20, 10, 64, 4, 4}}) {
     Params p = tiny_drops();
     p.nx = c.nx, p.ny = c.ny, p.nz = c.nz, p.steps = 6;
-    auto naive = make_instance(p, test_limits());
-    ASSERT_TRUE(run_steps(*naive, "host_naive", 1).check.valid);
+    auto basic = make_instance(p, test_limits());
+    ASSERT_TRUE(run_steps(*basic, "host_basic", 1).check.valid);
     p.tile[0] = c.tx, p.tile[1] = c.ty, p.tile[2] = c.tz;
     auto tiled = make_instance(p, test_limits());
     ASSERT_TRUE(run_steps(*tiled, "host_tiled", 1).check.valid);
     long differing = 0;
-    for (long k = 0; k < naive->grid.n; ++k) {
-      if (naive->solid[k]) continue;
+    for (long k = 0; k < basic->grid.n; ++k) {
+      if (basic->solid[k]) continue;
       for (int i = 0; i < Q; ++i)
-        differing += naive->f()[i * naive->grid.stride + k] != tiled->f()[i * tiled->grid.stride + k];
+        differing += basic->current()[i * basic->grid.stride + k] != tiled->current()[i * tiled->grid.stride + k];
     }
     EXPECT_EQ(differing, 0) << c.nx << "x" << c.ny << "x" << c.nz << " tile " << c.tx << "x" << c.ty << "x" << c.tz;
   }
@@ -98,12 +99,12 @@ TEST(Lbm, TheStateMovesAndTheDropletsFall) {
   Params p = tiny_drops();
   auto s = make_instance(p, test_limits());
   s->reset();
-  std::vector<double> start(s->f(), s->f() + s->grid.stride * Q);
-  RunResult r = run_steps(*s, "host_naive", 2);
+  std::vector<double> start(s->current(), s->current() + s->grid.stride * Q);
+  RunResult r = run_steps(*s, "host_basic", 2);
   ASSERT_TRUE(r.check.valid);
   double changed = 0;
   for (long k = 0; k < s->grid.n; ++k)
-    if (!s->solid[k]) changed = std::max(changed, std::fabs(s->f()[k] - start[k]));
+    if (!s->solid[k]) changed = std::max(changed, std::fabs(s->current()[k] - start[k]));
   EXPECT_GT(changed, 1e-6);
   EXPECT_GT(r.observables["max_U"].get<double>(), 0.0);
 }
@@ -122,16 +123,16 @@ class LbmCorruption : public ::testing::Test {
 };
 
 TEST_F(LbmCorruption, OneChangedPopulationFails) {
-  s->f()[4 * s->grid.stride + fluid_cell()] *= 1.0 + 1e-10;
+  s->current()[4 * s->grid.stride + fluid_cell()] *= 1.0 + 1e-10;
   Check c = s->validate(2, "");
   EXPECT_FALSE(c.valid);
   EXPECT_NE(c.detail.find("population 4 of cell (5, 7, 9)"), std::string::npos) << c.detail;
 }
 
 TEST_F(LbmCorruption, NaNAndInfFail) {
-  s->f()[fluid_cell()] = std::numeric_limits<double>::quiet_NaN();
+  s->current()[fluid_cell()] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(s->validate(2, "").valid);
-  s->f()[fluid_cell()] = std::numeric_limits<double>::infinity();
+  s->current()[fluid_cell()] = std::numeric_limits<double>::infinity();
   EXPECT_FALSE(s->validate(2, "").valid);
 }
 
@@ -156,7 +157,7 @@ TEST(Lbm, MassIsConservedOver1000StepsWithWallsAndPeriodicFaces) {
   auto s = make_instance(p, test_limits());
   RunResult r = run_steps(*s, "host_tiled", 1);
   ASSERT_TRUE(r.check.valid) << r.check.detail;
-  const long double m = s->mass_of(s->f());
+  const long double m = s->mass_of(s->current());
   EXPECT_LE(double(std::fabs(m - s->initial_mass) / s->initial_mass), 1e-12);
   EXPECT_NEAR(r.observables["mass"].get<double>(), double(s->initial_mass), 1e-9 * double(s->initial_mass));
   EXPECT_LT(r.observables["max_U"].get<double>(), 0.1);
@@ -172,7 +173,6 @@ TEST(Lbm, FlatInterfaceSettlesToTheCoexistenceDensities) {
   Params p;
   size_defaults("tiny", p);
   p.kind = Case::flat;
-  p.case_name = "flat";
   p.walls_y = false;
   p.gravity = 0;
   p.nx = 4;
@@ -204,7 +204,6 @@ TEST(Lbm, DropletsFollowLaplacesLaw) {
     Params p;
     size_defaults("small", p);
     p.kind = Case::droplet;
-    p.case_name = "droplet";
     p.walls_y = false;
     p.gravity = 0;
     p.radius = R;
@@ -271,7 +270,7 @@ TEST(Lbm, VtkFramesReadBack) {
   p.vtk_every = 5;
   p.out_dir = dir;
   auto s = make_instance(p, test_limits());
-  RunResult r = run_steps(*s, "host_naive", 1);
+  RunResult r = run_steps(*s, "host_basic", 1);
   ASSERT_TRUE(r.check.valid);
   ASSERT_TRUE(std::filesystem::exists(dir + "/lbm_drops.pvd"));
   vtk::Image im = vtk::read_vti(dir + "/lbm_drops_000010.vti");
@@ -282,7 +281,7 @@ TEST(Lbm, VtkFramesReadBack) {
   // The frame is the state after 10 steps: its density is the state's.
   const long k = 5 + 32 * (7 + 32 * 9);
   double fl[Q], rho, ux, uy, uz;
-  load_cell(s->f(), s->grid.stride, k, fl);
+  load_cell(s->current(), s->grid.stride, k, fl);
   moments(fl, rho, ux, uy, uz);
   EXPECT_NEAR(im.fields[0].data[k], rho, 1e-6 * rho);
   EXPECT_NEAR(im.fields[2].data[3 * k + 1], uy, 1e-6);
@@ -293,17 +292,57 @@ TEST(Lbm, BadInputExitsTwoWithOneLine) {
   for (const char* args : {"run lbm --size tiny --case bubble", "run lbm --size tiny --tau 0.4",
                            "run lbm --size tiny --shape 32x64x1", "run lbm --size tiny --tile 4x4",
                            "run lbm --size tiny --radius 40 --case droplet", "run lbm --size huge",
-                           "run lbm --size tiny --vtk-every 5"}) {
+                           "run lbm --size tiny --vtk-every 5",
+                           // A team's cells counted in 64 bits: 4096 * 4096 * 255 does not wrap an int.
+                           "run lbm --size tiny --shape 4096x4096x255", "run lbm --size tiny --fused-shape 64x32x1",
+                           "run lbm --size tiny --block 4x4x4x", "run lbm --size tiny --tile 010x2x1",
+                           "run lbm --size tiny --block 1x+2x1", "run lbm --size tiny --tile 4097x1x1",
+                           "run lbm --size tiny --shape 0x1x1", "run lbm --size tiny --shape x1x1"}) {
     auto r = run_ompref(std::string(args) + " --no-ceiling");
     EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
     EXPECT_EQ(ompref::testing::count_lines(r.stderr_text), 1) << args << "\n" << r.stderr_text;
   }
 }
 
+// One size table: the sizes, their lattices and the error text.
+TEST(Lbm, SizesComeFromOneTable) {
+  EXPECT_EQ(registry().workload("lbm")->sizes(), (std::vector<std::string>{"tiny", "small", "medium", "paper"}));
+  Params p;
+  size_defaults("medium", p);
+  EXPECT_EQ(p.nx, 256);
+  EXPECT_EQ(p.ny, 256);
+  EXPECT_EQ(p.nz, 128);
+  EXPECT_EQ(p.steps, 20);
+  try {
+    size_defaults("huge", p);
+    FAIL() << "size huge accepted";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("tiny 32x32x32/10, small 64x64x64/100"), std::string::npos) << e.what();
+  }
+}
+
+// Every launch shape reaches the run's parameters as given.
+TEST(Lbm, ShapesReachTheParameters) {
+  const std::string json = ::testing::TempDir() + "lbm_shapes.json";
+  auto r = run_ompref("run lbm --size tiny --no-ceiling --reps 1 --warmup 0 --variant target_shaped,host_tiled "
+                      "--tile 4096x4096x255 --shape 16x2x2 --block 2x1x3 --fused-shape 32x4x1 --case flat --json " +
+                      json);
+  ASSERT_EQ(r.status, 0) << r.output;
+  std::ifstream in(json);
+  const nlohmann::json doc = nlohmann::json::parse(in);
+  const nlohmann::json& params = doc["runs"][0]["params"];
+  EXPECT_EQ(params["tile"], "4096x4096x255");
+  EXPECT_EQ(params["shape"], "16x2x2");
+  EXPECT_EQ(params["block"], "2x1x3");
+  EXPECT_EQ(params["fused_shape"], "32x4x1");
+  EXPECT_EQ(params["case"], "flat");
+  std::remove(json.c_str());
+}
+
 TEST(Lbm, TinyRunsEveryVariantValid) {
   auto r = run_ompref("run lbm --size tiny --no-ceiling --reps 2");
   EXPECT_EQ(r.status, 0) << r.output;
-  for (const char* v : {"host_naive", "host_tiled", "target_basic", "target_shaped", "target_many", "target_fused"})
+  for (const char* v : {"host_basic", "host_tiled", "target_basic", "target_shaped", "target_many", "target_fused"})
     EXPECT_NE(r.output.find(v), std::string::npos) << v;
 }
 

@@ -27,10 +27,6 @@ static_assert(std::is_trivially_copyable_v<Complex3> && sizeof(Complex3) == 6 * 
 
 #pragma omp declare target
 
-inline Complex cplx(double re, double im) { return Complex{re, im}; }
-inline Complex operator+(Complex a, Complex b) { return Complex{a.re + b.re, a.im + b.im}; }
-inline Complex operator-(Complex a, Complex b) { return Complex{a.re - b.re, a.im - b.im}; }
-inline Complex operator-(Complex a) { return Complex{-a.re, -a.im}; }
 // (a.re + i a.im)(b.re + i b.im): 4 multiplies, 2 adds.
 inline Complex operator*(Complex a, Complex b) {
   return Complex{a.re * b.re - a.im * b.im, a.re * b.im + a.im * b.re};

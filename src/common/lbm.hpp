@@ -1,18 +1,22 @@
 #pragma once
 // lbm: openLBMflow's D3Q19 Shan-Chen multiphase lattice Boltzmann, with the
-// adsorption force of the seed paper. The problem (cases, sizes, parameters),
-// the data layout every variant shares, initialisation, the host reference
-// used for validation, the observables and the bytes model.
+// adsorption force of the SYCL port by Ding et al. 2023. The problem (cases,
+// sizes, parameters), the data layout every variant shares and the instance.
+// By subject: lbm_cell.hpp (the arithmetic of one cell, host and device),
+// lbm_tiling.hpp (the launch of a team per tile), lbm.cpp (layout, initial state,
+// bytes model), lbm_options.cpp (sizes, cases, shapes, the checks),
+// lbm_reference.cpp (the host reference run and validation),
+// lbm_observables.cpp (the physics a user checks).
 //
 // Layout (structure of arrays): two lattices, each 19 direction arrays of
 // `grid.stride` doubles back to back (population i of cell k at
 // [i * stride + k], cell k = x + nx * (y + ny * z), x fastest); rho, ux, uy,
 // uz, psi arrays of `stride` doubles; a solid mask of `stride` bytes. Walls
 // are solid cells inside the lattice; every face is periodic otherwise.
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,10 +39,13 @@ constexpr double boundary_bytes_per_cell = 1;    // the solid mask, read once
 constexpr double flops_per_cell_step = 332;
 
 enum class Case { drops, droplet, flat, paper };
+const char* case_name(Case kind);
+
+// Cells of a tile, a team or a block along x, y and z (--tile, --shape, ...).
+using Shape = std::array<int, 3>;
 
 struct Params {
   Case kind = Case::drops;
-  std::string case_name = "drops";
   std::string size_name = "tiny";
   int nx = 32, ny = 32, nz = 32;
   int steps = 10;              // time steps in one repetition
@@ -52,19 +59,19 @@ struct Params {
   double width = 3.0;          // tanh interface width
   double rho_solid = 1.0;      // the walls' fixed density (psi of walls sets wetting)
   bool walls_y = true;         // solid planes at y = 0 and y = ny - 1
-  int tile[3] = {512, 2, 1};   // host_tiled: TX x TY x TZ (clipped to the lattice); H200 host sweep best
-  int shape[3] = {128, 1, 1};  // target_shaped: cells of one team's tile (threads = product); H200 sweep best
-  int block[3] = {1, 2, 1};    // target_many: cells one thread updates; H200 sweep best
-  int fshape[3] = {128, 1, 1}; // target_fused: cells of one team's tile; H200 sweep best
+  Shape tile = {512, 2, 1};         // host_tiled: TX x TY x TZ (clipped to the lattice); H200 host sweep best
+  Shape shape = {128, 1, 1};        // target_shaped: cells of one team's tile (threads = product); H200 sweep best
+  Shape block = {1, 2, 1};          // target_many: cells one thread updates; H200 sweep best
+  Shape fused_shape = {128, 1, 1};  // target_fused: cells of one team's tile; H200 sweep best
   int vtk_every = 0;           // write VTK every N steps of the reference run (0: never)
   std::string out_dir;         // where VTK goes
 };
 
-// The sizes of the issue: tiny 32^3/10, small 64^3/100, medium 256x256x128/20, paper 512x512x256/10.
+// The lattice and steps of a named size (lbm_options.cpp's size table); throws UsageError.
 void size_defaults(const std::string& size, Params& p);
-Case parse_case(const std::string& name);     // throws UsageError
-// Parses "AxBxC" into three positive ints (throws UsageError naming `option`).
-void parse_shape(const std::string& text, const std::string& option, int (&out)[3]);
+
+// The radius of the case's droplets (0 for flat, which has none).
+double drop_radius(const Params& p);
 
 // Host memory an instance needs (lattices, fields, and the reference run's state).
 double host_bytes_needed(const Params& p);
@@ -89,16 +96,17 @@ class LbmInstance final : public Instance {
   Check validate(int repetitions, const std::string& kernel) const override;
   nlohmann::json observables(const std::string& kernel) const override;
 
-  // The current state (after the steps run so far) and the lattice the next step writes.
-  double* f() { return lat[cur].data(); }
-  double* g() { return lat[cur ^ 1].data(); }
-  const double* f() const { return lat[cur].data(); }
+  // The lattice holding the state after the steps run so far, and the one
+  // the next step writes; swap() after each step.
+  double* current() { return lat[cur].data(); }
+  double* next() { return lat[cur ^ 1].data(); }
+  const double* current() const { return lat[cur].data(); }
   void swap() { cur ^= 1; }
 
   // Observables of a state held in `pop` (a lattice laid out as above).
   Observables measure(const double* pop) const;
   // The reference state after `total_steps` steps (host, computed in the
-  // order of host_naive, cached and advanced incrementally).
+  // arithmetic order of host_basic, cached and advanced incrementally).
   const double* reference_state(long total_steps) const;
   // Total mass of a state with long-double accumulation.
   long double mass_of(const double* pop) const;
@@ -110,7 +118,6 @@ class LbmInstance final : public Instance {
   AlignedArray<double> rho, ux, uy, uz, psi;
   AlignedArray<std::uint8_t> solid;
   int cur = 0;
-  bool on_device = false;  // set by the target variants' enter_data: kernels pick launch sizes by it
   long double initial_mass = 0;
 
  private:

@@ -1,25 +1,18 @@
 #pragma once
 // The arithmetic of one lattice cell, shared by every lbm variant (host and
-// target) and by the host reference: D3Q19 in openLBMflow's order, moments,
-// Shan-Chen + adsorption + gravity force, BGK collision with the velocity
-// shift. Inline functions in a declare-target block, not macros: the device
-// pass compiles them for the GPU, the host pass for the CPU, from one text.
+// target) and by the host reference, written once: D3Q19 in openLBMflow's
+// order, moments, Shan-Chen + adsorption + gravity force, BGK collision with
+// the velocity shift, streaming and bounce-back. Inline functions in a
+// declare-target block, not macros: the device pass compiles them for the
+// GPU, the host pass for the CPU, from one text.
 //
 // Loops over the 19 directions test the direction tables against constants
 // (`if (ex[i] > 0) ... else if (ex[i] < 0) ...`): once the compiler unrolls
 // them, the tests vanish and only the additions that are not zero remain, in
-// the same order on every side.
+// the same order on every side. `#pragma GCC unroll 19` asks for the full
+// unrolling in a spelling both gcc and clang read (no loop here is longer).
 #include <cmath>
 #include <cstdint>
-
-// Full unrolling of the 19-direction loops, spelled for each compiler.
-#if defined(__clang__)
-#define OMPREF_UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
-#define OMPREF_UNROLL _Pragma("GCC unroll 19")
-#else
-#define OMPREF_UNROLL
-#endif
 
 namespace ompref::lbm {
 
@@ -55,7 +48,7 @@ struct Grid {
 // Density and velocity moments of one cell (u = j / rho).
 [[gnu::always_inline]] inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
   double r = 0, jx = 0, jy = 0, jz = 0;
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) {
     r += f[i];
     if (ex[i] > 0) jx += f[i]; else if (ex[i] < 0) jx -= f[i];
@@ -79,7 +72,7 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
                                                const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy,
                                                double& Fz) {
   double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 1; i < Q; ++i) {
     const double p = wt[i] * psin[i];
     const double s = solid_n[i] ? wt[i] : 0.0;
@@ -100,7 +93,7 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
   const double s = c.tau / rho;
   const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
   const double usq = 1.5 * (vx * vx + vy * vy + vz * vz);
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) {
     double eu = 0;
     if (ex[i] > 0) eu += vx; else if (ex[i] < 0) eu -= vx;
@@ -120,7 +113,7 @@ inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) 
   const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) * g.nx, y * g.nx, (y == g.ny - 1 ? 0 : y + 1) * g.nx};
   const int plane = g.nx * g.ny;
   const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) * plane, z * plane, (z == g.nz - 1 ? 0 : z + 1) * plane};
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) nb[i] = X[ex[i] + 1] + Y[ey[i] + 1] + Z[ez[i] + 1];
 }
 
@@ -132,13 +125,13 @@ inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) 
 inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
   const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) - y, 0, (y == g.ny - 1 ? 0 : y + 1) - y};
   const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) - z, 0, (z == g.nz - 1 ? 0 : z + 1) - z};
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) off[i] = ex[i] + g.nx * (Y[ey[i] + 1] + g.ny * Z[ez[i] + 1]);
 }
 
 // Loads the 19 populations of cell k.
 [[gnu::always_inline]] inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) fl[i] = f[i * stride + k];
 }
 
@@ -172,7 +165,7 @@ inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
 inline double psi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k) {
   if (solid[k]) return pseudo_potential(c.rho_solid);
   double r = 0;
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) r += f[i * stride + k];
   return pseudo_potential(r);
 }
@@ -185,7 +178,7 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
                                            double (&fl)[Q]) {
   double psin[Q];
   std::uint8_t sn[Q];
-  OMPREF_UNROLL
+  #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) {
     psin[i] = psi[nb[i]];
     sn[i] = solid[nb[i]];
@@ -193,6 +186,49 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
   double Fx, Fy, Fz;
   total_force(c, rho, psi[k], psin, sn, Fx, Fy, Fz);
   collide(c, fl, rho, ux, uy, uz, Fx, Fy, Fz);
+}
+
+// calculate_fn for fluid cell k whose neighbours x + e_i are the cells nb[i],
+// with rho and u from calculate_phi: load, force and collision, then push
+// (stream to x + e_i) into the next lattice `out`. Every three-pass variant's
+// kernel calls it.
+[[gnu::always_inline]] inline void fn_push(const Coeffs& c, const double* f, double* out, long stride,
+                                           const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
+                                           double rho, double ux, double uy, double uz) {
+  double fl[Q];
+  load_cell(f, stride, k, fl);
+  fn_cell(c, solid, psi, k, nb, rho, ux, uy, uz, fl);
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];
+}
+
+// update_boundary for solid cell k at (x, y, z): half-way bounce-back. What
+// calculate_fn pushed into it from the fluid cell s - e_i goes back to that
+// cell as the opposite direction.
+inline void bounce_back(const Grid& g, const std::uint8_t* solid, double* out, int x, int y, int z, long k) {
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  for (int i = 1; i < Q; ++i) {
+    const int from = nb[opp[i]];  // s - e_i
+    if (!solid[from]) out[opp[i] * g.stride + from] = out[i * g.stride + k];
+  }
+}
+
+// calculate_fn and update_boundary in one, for fluid cell k (target_fused
+// and the host reference): rho and u recomputed from the loaded populations,
+// force and collision, then a push in which a population headed for a solid
+// cell lands, reversed, back in cell k: where bounce_back would put it.
+[[gnu::always_inline]] inline void fn_push_bounce(const Coeffs& c, const double* f, double* out, long stride,
+                                                  const std::uint8_t* solid, const double* psi, long k,
+                                                  const int (&nb)[Q]) {
+  double fl[Q];
+  load_cell(f, stride, k, fl);
+  double r, vx, vy, vz;
+  moments(fl, r, vx, vy, vz);
+  fn_cell(c, solid, psi, k, nb, r, vx, vy, vz, fl);
+  long dst[Q];
+  for (int i = 0; i < Q; ++i) dst[i] = solid[nb[i]] ? opp[i] * stride + k : i * stride + nb[i];
+  for (int i = 0; i < Q; ++i) out[dst[i]] = fl[i];
 }
 
 #pragma omp end declare target

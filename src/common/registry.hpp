@@ -228,17 +228,6 @@ Variant host_variant(std::string workload, std::string name, std::string sentenc
   return v;
 }
 
-template <class I>
-Variant target_variant(std::string workload, std::string name, std::string sentence,
-                       void (*run)(I&, RunContext&), void (*enter_data)(I&, RunContext&),
-                       void (*exit_data)(I&, RunContext&)) {
-  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run);
-  v.kind = Kind::target;
-  v.enter_data = typed(enter_data);
-  v.exit_data = typed(exit_data);
-  return v;
-}
-
 // A target variant whose device data is one declaration beside the kernel
 // (common/device_data.hpp): the runner enters it before timing, exits after.
 template <class I>

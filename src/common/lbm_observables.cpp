@@ -1,0 +1,148 @@
+// lbm's observables: the physics a user checks after a run (mass, density
+// range, the largest velocity; for a droplet the pressures inside and outside
+// and its radius, whose product dp * R Laplace's law holds constant).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include <nlohmann/json.hpp>
+
+#include "common/lbm.hpp"
+
+namespace ompref::lbm {
+
+namespace {
+
+// Density and pseudopotential of every cell of a state.
+struct Fields {
+  std::vector<double> rho, psi;
+};
+
+Fields fields_of(const LbmInstance& s, const double* pop) {
+  const long stride = s.grid.stride;
+  const std::uint8_t* sol = s.solid.data();
+  Fields out{std::vector<double>(std::size_t(s.grid.n)), std::vector<double>(std::size_t(s.grid.n))};
+#pragma omp parallel for schedule(static)
+  for (long k = 0; k < s.grid.n; ++k) {
+    double fl[Q];
+    load_cell(pop, stride, k, fl);
+    double rr = s.coeffs.rho_solid, vx, vy, vz;
+    if (!sol[k]) moments(fl, rr, vx, vy, vz);
+    out.rho[k] = rr;
+    out.psi[k] = pseudo_potential(rr);
+  }
+  return out;
+}
+
+// Density range and max |U| over the fluid cells, U = u + F / (2 rho) (the
+// velocity of the Shan-Chen model with its force).
+void ranges(const LbmInstance& s, const double* pop, const Fields& fields, Observables& o) {
+  const Grid& g = s.grid;
+  const long stride = g.stride;
+  const std::uint8_t* sol = s.solid.data();
+  const Coeffs c = s.coeffs;
+  const double* ps = fields.psi.data();
+  double rmin = std::numeric_limits<double>::infinity(), rmax = -rmin, umax = 0;
+#pragma omp parallel for collapse(2) schedule(static) reduction(min : rmin) reduction(max : rmax, umax)
+  for (int z = 0; z < g.nz; ++z)
+    for (int y = 0; y < g.ny; ++y)
+      for (int x = 0; x < g.nx; ++x) {
+        const long k = x + long(g.nx) * (y + long(g.ny) * z);
+        if (sol[k]) continue;
+        double fl[Q];
+        load_cell(pop, stride, k, fl);
+        double rr, vx, vy, vz;
+        moments(fl, rr, vx, vy, vz);
+        int nb[Q];
+        neighbour_indices(g, x, y, z, nb);
+        double psin[Q];
+        std::uint8_t sn[Q];
+        for (int i = 0; i < Q; ++i) {
+          psin[i] = ps[nb[i]];
+          sn[i] = sol[nb[i]];
+        }
+        double Fx, Fy, Fz;
+        total_force(c, rr, ps[k], psin, sn, Fx, Fy, Fz);
+        const double Ux = vx + Fx / (2 * rr), Uy = vy + Fy / (2 * rr), Uz = vz + Fz / (2 * rr);
+        const double U = std::sqrt(Ux * Ux + Uy * Uy + Uz * Uz);
+        rmin = std::min(rmin, rr);
+        rmax = std::max(rmax, rr);
+        // NaN propagates into the maximum so that it is seen.
+        umax = std::isnan(U) ? std::numeric_limits<double>::infinity() : std::max(umax, U);
+      }
+  o.rho_min = rmin;
+  o.rho_max = rmax;
+  o.max_U = umax;
+}
+
+// A droplet at the centre of a periodic box: the mean pressure p = rho/3 +
+// G psi^2/6 over 5^3 cells at the centre and at the corner (the farthest
+// point), and the radius where rho crosses (rho_centre + rho_far) / 2 along
+// the six axis rays from the centre, interpolated linearly, averaged.
+void droplet(const LbmInstance& s, const Fields& fields, Observables& o) {
+  const Grid& g = s.grid;
+  const std::vector<double>& r = fields.rho;
+  auto at = [&](int x, int y, int z) {
+    x = (x % g.nx + g.nx) % g.nx;
+    y = (y % g.ny + g.ny) % g.ny;
+    z = (z % g.nz + g.nz) % g.nz;
+    return x + long(g.nx) * (y + long(g.ny) * z);
+  };
+  auto pressure = [&](long k) { return r[k] / 3.0 + s.coeffs.G * fields.psi[k] * fields.psi[k] / 6.0; };
+  const int cx = g.nx / 2, cy = g.ny / 2, cz = g.nz / 2;
+  double pin = 0, pout = 0;
+  int count = 0;
+  for (int dz = -2; dz <= 2; ++dz)
+    for (int dy = -2; dy <= 2; ++dy)
+      for (int dx = -2; dx <= 2; ++dx) {
+        pin += pressure(at(cx + dx, cy + dy, cz + dz));
+        pout += pressure(at(dx, dy, dz));
+        ++count;
+      }
+  o.droplet = true;
+  o.p_in = pin / count;
+  o.p_out = pout / count;
+  const double mid = 0.5 * (r[at(cx, cy, cz)] + r[at(0, 0, 0)]);
+  const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
+  double sum = 0;
+  int rays = 0;
+  for (const auto& d : dirs) {
+    const int reach = (d[0] ? g.nx : d[1] ? g.ny : g.nz) / 2;
+    double prev = r[at(cx, cy, cz)];
+    for (int step = 1; step <= reach; ++step) {
+      const double now = r[at(cx + step * d[0], cy + step * d[1], cz + step * d[2])];
+      if ((prev - mid) * (now - mid) <= 0 && prev != now) {
+        sum += (step - 1) + (prev - mid) / (prev - now);
+        ++rays;
+        break;
+      }
+      prev = now;
+    }
+  }
+  o.radius = rays > 0 ? sum / rays : 0;
+}
+
+}  // namespace
+
+Observables LbmInstance::measure(const double* pop) const {
+  const Fields fields = fields_of(*this, pop);
+  Observables o;
+  ranges(*this, pop, fields, o);
+  o.mass = double(mass_of(pop));
+  if (p.kind == Case::droplet) droplet(*this, fields, o);
+  return o;
+}
+
+nlohmann::json LbmInstance::observables(const std::string&) const {
+  const Observables o = measure(current());
+  nlohmann::json j = {{"mass", o.mass}, {"rho_min", o.rho_min}, {"rho_max", o.rho_max}, {"max_U", o.max_U}};
+  if (o.droplet) {
+    j["p_in"] = o.p_in;
+    j["p_out"] = o.p_out;
+    j["radius"] = o.radius;
+    j["dp_times_R"] = (o.p_in - o.p_out) * o.radius;
+  }
+  return j;
+}
+
+}  // namespace ompref::lbm

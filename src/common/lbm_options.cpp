@@ -1,0 +1,249 @@
+// lbm's sizes, cases and launch shapes, each one table that the options, their
+// help, their error texts and the JSON parameters are generated from; the
+// checks of make_instance; the workload.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <iterator>
+#include <map>
+#include <optional>
+#include <ostream>
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "common/lbm.hpp"
+#include "common/usage_error.hpp"
+
+namespace ompref::lbm {
+
+namespace {
+
+struct SizeRow {
+  const char* name;
+  int nx, ny, nz, steps;
+};
+// tiny 32^3/10, small 64^3/100, medium 256x256x128/20, paper 512x512x256/10
+// (the size of the SYCL port's measurements).
+constexpr SizeRow size_table[] = {
+    {"tiny", 32, 32, 32, 10}, {"small", 64, 64, 64, 100}, {"medium", 256, 256, 128, 20}, {"paper", 512, 512, 256, 10}};
+
+std::vector<std::string> size_texts() {
+  std::vector<std::string> out;
+  for (const SizeRow& r : size_table) out.push_back(fmt::format("{} {}x{}x{}/{}", r.name, r.nx, r.ny, r.nz, r.steps));
+  return out;
+}
+
+struct CaseRow {
+  const char* name;
+  Case kind;
+  const char* what;
+};
+constexpr CaseRow case_table[] = {
+    {"drops", Case::drops, "two droplets falling between walls"},
+    {"droplet", Case::droplet, "one droplet, periodic, no gravity: Laplace's law"},
+    {"flat", Case::flat, "a liquid slab across y, periodic, no gravity: the coexistence densities"},
+    {"paper", Case::paper, "drops at the paper size"},
+};
+
+// The launch shapes (AxBxC): the option, the member of Params it sets, the
+// most cells it may hold (0: no limit beyond 4096 per axis) and its help.
+struct ShapeRow {
+  const char* option;
+  Shape Params::*member;
+  std::int64_t max_cells;
+  const char* help;
+};
+constexpr std::int64_t team_threads = 1024;  // a team's threads (CUDA's block limit)
+constexpr int max_extent = 4096;
+const ShapeRow shape_table[] = {
+    {"--tile", &Params::tile, 0, "host_tiled: tile TXxTYxTZ"},
+    {"--shape", &Params::shape, team_threads, "target_shaped: a team's tile TXxTYxTZ"},
+    {"--block", &Params::block, 0, "target_many: cells per thread BXxBYxBZ"},
+    {"--fused-shape", &Params::fused_shape, team_threads, "target_fused: a team's tile TXxTYxTZ"},
+};
+
+// The JSON key of a shape option: "--fused-shape" -> "fused_shape".
+std::string key_of(const ShapeRow& row) {
+  std::string key = row.option + 2;
+  std::replace(key.begin(), key.end(), '-', '_');
+  return key;
+}
+
+// The cells of a shape, in 64 bits (4096^3 does not fit an int), against the row's limit.
+void check_cells(const Shape& shape, const ShapeRow& row) {
+  const std::int64_t cells = std::int64_t(shape[0]) * shape[1] * shape[2];
+  if (row.max_cells > 0 && cells > row.max_cells)
+    throw UsageError(fmt::format("{}: {} has {} cells; a team has at most {} threads", row.option,
+                                 fmt::join(shape, "x"), cells, row.max_cells));
+}
+
+// The one parser of AxBxC: CLI11's split and checked conversion, three
+// decimal integers 1..4096, then the row's cell limit.
+Shape parse_shape(const std::string& text, const ShapeRow& row) {
+  const std::vector<std::string> parts = CLI::detail::split(text, 'x');
+  Shape shape{};
+  bool ok = parts.size() == 3 && !text.empty() && text.back() != 'x';
+  for (std::size_t a = 0; ok && a < 3; ++a)
+    ok = !parts[a].empty() && parts[a][0] != '0' && parts[a].find_first_not_of("0123456789") == std::string::npos &&
+         CLI::detail::lexical_cast(parts[a], shape[a]) && shape[a] <= max_extent;
+  if (!ok)
+    throw UsageError(fmt::format("{}: '{}' is not a shape (accepted: AxBxC, three integers 1..{}, e.g. 32x2x4)",
+                                 row.option, text, max_extent));
+  check_cells(shape, row);
+  return shape;
+}
+
+}  // namespace
+
+const char* case_name(Case kind) {
+  for (const CaseRow& r : case_table)
+    if (r.kind == kind) return r.name;
+  return "unknown";
+}
+
+// CLI11 prints the accepted cases by name through this (found by argument-
+// dependent lookup, so in this namespace, not the unnamed one).
+static std::ostream& operator<<(std::ostream& out, Case kind) { return out << case_name(kind); }
+
+void size_defaults(const std::string& size, Params& p) {
+  for (const SizeRow& r : size_table)
+    if (size == r.name) {
+      p.size_name = size;
+      p.nx = r.nx;
+      p.ny = r.ny;
+      p.nz = r.nz;
+      p.steps = r.steps;
+      return;
+    }
+  throw UsageError(fmt::format("lbm: unknown size '{}' (accepted: {})", size, fmt::join(size_texts(), ", ")));
+}
+
+nlohmann::json LbmInstance::params() const {
+  nlohmann::json j = {{"case", case_name(p.kind)}, {"nx", p.nx},       {"ny", p.ny},
+                      {"nz", p.nz},                {"steps", p.steps}, {"tau", p.tau},
+                      {"G", p.G},                  {"G_ads", p.G_ads}, {"gravity", p.gravity},
+                      {"radius", drop_radius(p)},  {"walls_y", p.walls_y}, {"rho_solid", p.rho_solid}};
+  for (const ShapeRow& row : shape_table) j[key_of(row)] = fmt::format("{}", fmt::join(p.*row.member, "x"));
+  j["bytes_per_cell_step"] = bytes_per_cell_step;
+  return j;
+}
+
+std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& limits) {
+  const int min_y = p.walls_y ? 3 : 1;
+  if (p.nx < 1 || p.ny < min_y || p.nz < 1)
+    throw UsageError(fmt::format("lbm: the lattice {}x{}x{} is too small (at least 1x{}x1 cells)", p.nx, p.ny, p.nz,
+                                 min_y));
+  const double cells = double(p.nx) * p.ny * p.nz;
+  if (cells > double((1L << 31) - 1) / 2)
+    throw UsageError(fmt::format("lbm: {}x{}x{} = {:.3g} cells is more than this build indexes (1.07e9)", p.nx, p.ny,
+                                 p.nz, cells));
+  if (!(p.tau > 0.5 && p.tau <= 100))
+    throw UsageError(fmt::format("--tau: {} is not a stable relaxation time (accepted: 0.5 < tau <= 100)", p.tau));
+  if (!std::isfinite(p.G) || !std::isfinite(p.G_ads) || !std::isfinite(p.gravity) || std::fabs(p.gravity) > 0.1)
+    throw UsageError("lbm: --G, --G-ads and --gravity must be finite (|gravity| <= 0.1)");
+  if (p.radius < 0 || p.radius > std::min({p.nx, p.ny, p.nz}) / 2.0)
+    throw UsageError(fmt::format("--radius: {} does not fit the {}x{}x{} box (accepted: 0 < R <= {})", p.radius, p.nx,
+                                 p.ny, p.nz, std::min({p.nx, p.ny, p.nz}) / 2.0));
+  for (const ShapeRow& row : shape_table) check_cells(p.*row.member, row);
+  if (p.vtk_every > 0 && p.out_dir.empty()) throw UsageError("--vtk-every needs --out DIR");
+  if (p.vtk_every > 0) {
+    std::error_code ec;
+    std::filesystem::create_directories(p.out_dir, ec);
+    if (ec || !std::filesystem::is_directory(p.out_dir))
+      throw UsageError(fmt::format("--out: cannot create the directory '{}'", p.out_dir));
+  }
+  const std::string what = fmt::format("lbm {} {}x{}x{}", case_name(p.kind), p.nx, p.ny, p.nz);
+  limits.check_host(host_bytes_needed(p), what + " (lattices, fields and the host reference run)");
+  limits.check_device(device_bytes_needed(p), what + " (two lattices and the fields)");
+  return std::make_unique<LbmInstance>(p);
+}
+
+namespace {
+
+class LbmWorkload final : public Workload {
+ public:
+  std::string name() const override { return "lbm"; }
+  int order() const override { return 2; }
+  std::vector<std::string> sizes() const override {
+    std::vector<std::string> out;
+    for (const SizeRow& r : size_table) out.push_back(r.name);
+    return out;
+  }
+  std::string default_size() const override { return "medium"; }
+  void add_options(CLI::App& group) override {
+    std::map<std::string, Case> cases;
+    std::vector<std::string> names, case_help;
+    for (const CaseRow& r : case_table) {
+      cases.emplace(r.name, r.kind);
+      names.push_back(r.name);
+      case_help.push_back(fmt::format("{}: {}", r.name, r.what));
+    }
+    group.add_option("--case", case_, fmt::format("lbm: {}", fmt::join(case_help, "; ")))
+        ->transform(CLI::CheckedTransformer(cases).description(fmt::format("{{{}}}", fmt::join(names, ","))))
+        ->type_name("CASE");
+    const std::string by_size = fmt::format("by --size: {}", fmt::join(size_texts(), ", "));
+    group.add_option("--nx", nx_, "lbm: cells along x (" + by_size + ")")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--ny", ny_, "lbm: cells along y")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--nz", nz_, "lbm: cells along z")->check(CLI::Range(1, 1 << 16));
+    group.add_option("--steps", steps_, "lbm: time steps per repetition")->check(CLI::Range(1, 1 << 24));
+    group.add_option("--tau", tau_, "lbm: BGK relaxation time");
+    group.add_option("--G", G_, "lbm: Shan-Chen cohesion strength");
+    group.add_option("--G-ads", G_ads_, "lbm: adsorption strength against walls");
+    group.add_option("--gravity", gravity_, "lbm: acceleration along -y");
+    group.add_option("--radius", radius_, "lbm: droplet radius");
+    for (std::size_t i = 0; i < std::size(shape_table); ++i) {
+      const ShapeRow& row = shape_table[i];
+      group.add_option_function<std::string>(
+          row.option, [this, i](const std::string& text) { shapes_[i] = parse_shape(text, shape_table[i]); },
+          std::string("lbm ") + row.help)
+          ->type_name("AxBxC");
+    }
+    group.add_option("--vtk-every", vtk_every_, "lbm: write VTK every N steps (of the reference run)")
+        ->check(CLI::Range(1, 1 << 24));
+    group.add_option("--out", out_, "lbm: directory for VTK output");
+  }
+  std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override;
+
+ private:
+  Case case_ = Case::drops;
+  std::optional<int> nx_, ny_, nz_, steps_, vtk_every_;
+  std::optional<double> tau_, G_, G_ads_, gravity_, radius_;
+  std::optional<Shape> shapes_[std::size(shape_table)];
+  std::optional<std::string> out_;
+};
+
+std::unique_ptr<Instance> LbmWorkload::make(const std::string& size, const MemoryLimits& limits) {
+  Params p;
+  p.kind = case_;
+  size_defaults(p.kind == Case::paper ? "paper" : size, p);
+  if (p.kind == Case::droplet || p.kind == Case::flat) {
+    p.walls_y = false;
+    p.gravity = 0;
+  }
+  if (nx_) p.nx = *nx_;
+  if (ny_) p.ny = *ny_;
+  if (nz_) p.nz = *nz_;
+  if (steps_) p.steps = *steps_;
+  if (tau_) p.tau = *tau_;
+  if (G_) p.G = *G_;
+  if (G_ads_) p.G_ads = *G_ads_;
+  if (gravity_) p.gravity = *gravity_;
+  if (radius_) {
+    if (!(*radius_ > 0)) throw UsageError(fmt::format("--radius: {} is not positive", *radius_));
+    p.radius = *radius_;
+  }
+  for (std::size_t i = 0; i < std::size(shape_table); ++i)
+    if (shapes_[i]) p.*shape_table[i].member = *shapes_[i];
+  if (vtk_every_) p.vtk_every = *vtk_every_;
+  if (out_) p.out_dir = *out_;
+  return make_instance(p, limits);
+}
+
+const Registration registration{std::make_unique<LbmWorkload>()};
+
+}  // namespace
+}  // namespace ompref::lbm

@@ -1,0 +1,184 @@
+// lbm's host reference run and the validation of every variant against it.
+// The reference is the cell arithmetic of common/lbm_cell.hpp in host_basic's
+// order, in a two-pass form with bounce-back at the push (fn_push_bounce: the
+// values are those of the three-pass form, a population pushed into a wall
+// landing, reversed, where update_boundary would put it). Independent of the
+// variants' loops, launches and data movement.
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <limits>
+#include <unistd.h>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "common/lbm.hpp"
+#include "common/validation.hpp"
+#include "common/vtk.hpp"
+
+namespace ompref::lbm {
+
+struct LbmInstance::Reference {
+  AlignedArray<double> lat[2];
+  AlignedArray<double> psi;
+  int cur = 0;
+  long steps = -1;  // -1: not initialised
+  std::vector<std::pair<double, std::string>> frames;
+};
+
+namespace {
+
+void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const double* f, double* out,
+                    double* psi) {
+  const long stride = g.stride;
+#pragma omp parallel for schedule(static)
+  for (long k = 0; k < g.n; ++k) psi[k] = psi_cell(c, f, stride, solid, k);
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = 0; z < g.nz; ++z)
+    for (int y = 0; y < g.ny; ++y)
+      for (int x = 0; x < g.nx; ++x) {
+        const long k = x + long(g.nx) * (y + long(g.ny) * z);
+        if (solid[k]) continue;
+        int nb[Q];
+        neighbour_indices(g, x, y, z, nb);
+        fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
+      }
+}
+
+vtk::Image image_of(const LbmInstance& s, const double* pop) {
+  const Grid& g = s.grid;
+  vtk::Image im;
+  im.nx = g.nx;
+  im.ny = g.ny;
+  im.nz = g.nz;
+  im.fields = {{"density", 1, {}}, {"pressure", 1, {}}, {"velocity", 3, {}}, {"solid", 1, {}}};
+  for (auto& f : im.fields) f.data.resize(std::size_t(g.n) * f.components);
+  for (long k = 0; k < g.n; ++k) {
+    double fl[Q];
+    load_cell(pop, g.stride, k, fl);
+    double r = s.coeffs.rho_solid, vx = 0, vy = 0, vz = 0;
+    if (!s.solid[k]) moments(fl, r, vx, vy, vz);
+    const double ps = pseudo_potential(r);
+    im.fields[0].data[k] = float(r);
+    im.fields[1].data[k] = float(r / 3.0 + s.coeffs.G * ps * ps / 6.0);
+    im.fields[2].data[3 * k] = float(vx);
+    im.fields[2].data[3 * k + 1] = float(vy);
+    im.fields[2].data[3 * k + 2] = float(vz);
+    im.fields[3].data[k] = s.solid[k] ? 1.0f : 0.0f;
+  }
+  return im;
+}
+
+// The worst population of a state against the reference, over the fluid
+// cells (solid cells hold no state), searched in parallel.
+struct Worst {
+  double error = 0;
+  long k = -1;
+  int i = 0;
+};
+
+Worst worst_population(const LbmInstance& s, const double* got, const double* want) {
+  const long stride = s.grid.stride;
+  const std::uint8_t* sol = s.solid.data();
+  Worst worst;
+#pragma omp parallel
+  {
+    Worst mine;
+#pragma omp for schedule(static) nowait
+    for (long k = 0; k < s.grid.n; ++k) {
+      if (sol[k]) continue;
+      for (int i = 0; i < Q; ++i) {
+        const double err = relative_error(got[i * stride + k], want[i * stride + k]);
+        if (!(err <= mine.error)) mine = {err, k, i};
+      }
+    }
+    // The lowest cell among equal errors, so that the report does not depend on the threads.
+#pragma omp critical
+    if (mine.error > worst.error || (mine.error == worst.error && mine.k >= 0 && (worst.k < 0 || mine.k < worst.k)))
+      worst = mine;
+  }
+  return worst;
+}
+
+}  // namespace
+
+const double* LbmInstance::reference_state(long total_steps) const {
+  if (!ref_) {
+    ref_ = std::make_shared<Reference>();
+    const std::size_t s = std::size_t(grid.stride);
+    ref_->lat[0] = AlignedArray<double>(s * Q);
+    ref_->lat[1] = AlignedArray<double>(s * Q);
+    ref_->psi = AlignedArray<double>(s);
+  }
+  Reference& r = *ref_;
+  const bool vtk = p.vtk_every > 0 && !p.out_dir.empty();
+  const std::string name = case_name(p.kind);
+  auto write_frame = [&](long step) {
+    const std::string file = fmt::format("lbm_{}_{:06d}.vti", name, step);
+    vtk::write_vti((std::filesystem::path(p.out_dir) / file).string(), image_of(*this, r.lat[r.cur].data()));
+    r.frames.emplace_back(double(step), file);
+    vtk::write_pvd((std::filesystem::path(p.out_dir) / fmt::format("lbm_{}.pvd", name)).string(), r.frames);
+  };
+  if (r.steps < 0 || r.steps > total_steps) {
+    initial_state(r.lat[0].data());
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    std::fill(r.lat[1].data(), r.lat[1].data() + grid.stride * Q, nan);
+    r.cur = 0;
+    r.steps = 0;
+    r.frames.clear();
+    if (vtk) write_frame(0);
+  }
+  // A progress line for long reference runs, only on a terminal.
+  const bool tty = isatty(2) == 1;
+  const double t0 = omp_get_wtime();
+  const long first = r.steps;
+  double last_print = t0;
+  while (r.steps < total_steps) {
+    reference_step(grid, coeffs, solid.data(), r.lat[r.cur].data(), r.lat[r.cur ^ 1].data(), r.psi.data());
+    r.cur ^= 1;
+    ++r.steps;
+    if (vtk && r.steps % p.vtk_every == 0) write_frame(r.steps);
+    const double now = omp_get_wtime();
+    if (tty && now - t0 > 3.0 && now - last_print > 1.0) {
+      const double rate = double(r.steps - first) * grid.n / (now - t0);
+      fmt::print(stderr, "\rlbm reference: step {}/{}, {:.1f} MLUPS, {:.0f} s left   ", r.steps, total_steps,
+                 rate / 1e6, double(total_steps - r.steps) * grid.n / rate);
+      last_print = now;
+    }
+  }
+  if (tty && last_print > t0) fmt::print(stderr, "\n");
+  return r.lat[r.cur].data();
+}
+
+// Every population of every fluid cell against the reference run of the
+// same number of steps, then the mass: bounce-back, periodic faces and the
+// velocity-shift forcing conserve it.
+Check LbmInstance::validate(int repetitions, const std::string&) const {
+  const long total = long(repetitions) * p.steps;
+  const double* want = reference_state(total);
+  const double* got = current();
+  const long stride = grid.stride;
+  // 1e-12 at 20 steps; rounding differences between compilers (FMA
+  // contraction, exp) grow about linearly with the steps.
+  const double tol = 1e-12 * std::max(1.0, double(total) / 20.0);
+  Validation v(fmt::format("host reference run ({} steps, host_basic's arithmetic order)", total));
+  const Worst w = worst_population(*this, got, want);
+  v.note(w.error, tol, [&] {
+    const long k = w.k;
+    if (k < 0) return std::string("no fluid cell");
+    return fmt::format("population {} of cell ({}, {}, {}) = {} (reference {}), relative error {:.3g} > {:.3g}", w.i,
+                       k % p.nx, k / p.nx % p.ny, k / (long(p.nx) * p.ny), got[w.i * stride + k],
+                       want[w.i * stride + k], w.error, tol);
+  });
+  const long double mass = mass_of(got);
+  const double mass_tol = 1e-12;
+  const double mass_err = double(std::fabs(mass - initial_mass) / initial_mass);
+  v.note(mass_err, mass_tol, [&] {
+    return fmt::format("mass {} after {} steps, {} at the start: relative change {:.3g} > {:.0e}", double(mass), total,
+                       double(initial_mass), mass_err, mass_tol);
+  });
+  return v.result();
+}
+
+}  // namespace ompref::lbm

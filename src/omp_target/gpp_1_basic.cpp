@@ -1,0 +1,61 @@
+// gpp on the device, step 1: the first port that suits a GPU. What it changes
+// from target_naive (`diff src/omp_target/gpp.cpp src/omp_target/gpp_1_basic.cpp`):
+// the loops are turned around. Threads go over (k, n1) collapsed, ngpown x
+// number_bands of them (838,656 on the paper deck) instead of number_bands,
+// each summing the ncouls terms of its ig loop. Neighbouring threads are
+// neighbouring bands at one k: a warp reads one element I_eps[ig][k] per step
+// and contiguous aqsmtemp[igp][n1]. factor(k, n1) is now the same for every
+// term of a thread (the compiler may move it out of the ig loop). Six real
+// scalar reductions combine the threads, as before.
+#include "common/complex.hpp"
+#include "common/gpp.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::gpp {
+
+DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
+
+namespace {
+
+void target_basic(GppInstance& s, RunContext& ctx) {
+  const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
+  const Complex* aqsm = s.aqsmtemp.data();
+  const Complex* aqsn = s.aqsntemp.data();
+  const Complex* ieps = s.I_eps_array.data();
+  const Complex* wtilde = s.wtilde_array.data();
+  const double* vcoul = s.vcoul.data();
+  const double* e_n1kq = s.e_n1kq.data();
+  const int* inv_igp_index = s.inv_igp_index.data();
+  const int* indinv = s.indinv.data();
+  const int dev = ctx.device;
+
+  double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
+#pragma omp target teams distribute parallel for collapse(2) device(dev)                                   \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(+ : re0, im0, re1, im1, re2, im2)
+  for (int k = 0; k < ngpown; ++k) {
+    for (int n1 = 0; n1 < nb; ++n1) {
+      const int igp = indinv[inv_igp_index[k]];
+      double wx[nfreq];
+      for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
+      Complex3 loc = complex3_zero();
+      for (int ig = 0; ig < nc; ++ig) {
+        const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
+        add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
+      }
+      re0 += loc.v[0].re, im0 += loc.v[0].im;
+      re1 += loc.v[1].re, im1 += loc.v[1].im;
+      re2 += loc.v[2].re, im2 += loc.v[2].im;
+    }
+  }
+  s.achtemp = Complex3{{{re0, im0}, {re1, im1}, {re2, im2}}};
+}
+
+const Registration target_basic_registration{target_variant(
+    "gpp", "target_basic",
+    "the first port: `target teams distribute parallel for` over (k, n1) collapsed, ig inside, six real scalar reductions",
+    target_basic, device_data)};
+
+}  // namespace
+}  // namespace ompref::gpp

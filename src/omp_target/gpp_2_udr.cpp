@@ -1,0 +1,56 @@
+// gpp on the device, step 2: one user-defined reduction. What it changes from
+// target_basic (`diff src/omp_target/gpp_1_basic.cpp src/omp_target/gpp_2_udr.cpp`):
+// the six real scalars become one Complex3 with `reduction(c3sum : acc)`, the
+// `declare reduction` over the three-complex struct of src/common/complex.hpp.
+// The same loop; what the reduction over a 48-byte struct costs is measured
+// in docs/gpp.md.
+#include "common/complex.hpp"
+#include "common/gpp.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::gpp {
+
+DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
+
+namespace {
+
+void target_udr(GppInstance& s, RunContext& ctx) {
+  const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
+  const Complex* aqsm = s.aqsmtemp.data();
+  const Complex* aqsn = s.aqsntemp.data();
+  const Complex* ieps = s.I_eps_array.data();
+  const Complex* wtilde = s.wtilde_array.data();
+  const double* vcoul = s.vcoul.data();
+  const double* e_n1kq = s.e_n1kq.data();
+  const int* inv_igp_index = s.inv_igp_index.data();
+  const int* indinv = s.indinv.data();
+  const int dev = ctx.device;
+
+  Complex3 acc = complex3_zero();
+#pragma omp target teams distribute parallel for collapse(2) device(dev)                                   \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(c3sum : acc)
+  for (int k = 0; k < ngpown; ++k) {
+    for (int n1 = 0; n1 < nb; ++n1) {
+      const int igp = indinv[inv_igp_index[k]];
+      double wx[nfreq];
+      for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
+      Complex3 loc = complex3_zero();
+      for (int ig = 0; ig < nc; ++ig) {
+        const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
+        add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
+      }
+      complex3_combine(acc, loc);
+    }
+  }
+  s.achtemp = acc;
+}
+
+const Registration target_udr_registration{target_variant(
+    "gpp", "target_udr",
+    "the same with one `declare reduction` over a trivially-copyable struct of three complex numbers",
+    target_udr, device_data)};
+
+}  // namespace
+}  // namespace ompref::gpp

@@ -1,0 +1,120 @@
+// gpp on the device, step 4: the tuned block shape. What it changes from
+// target_hoisted (`diff src/omp_target/gpp_3_hoisted.cpp src/omp_target/gpp_4_tuned.cpp`):
+// - k is the fastest index of the threads (loads of I_eps and wtilde at
+//   [ig][k] are coalesced) and each thread takes `Bands` bands: one load of
+//   I_eps[ig][k] and wtilde[ig][k] serves Bands x 3 terms from registers;
+// - the ig range is cut into chunks, a third collapsed loop: millions of
+//   short threads instead of n1 x k long ones, so the last wave is small;
+// - factor(k, n1) leaves the ig loop altogether: sum_ig (delw I_eps) is
+//   multiplied by it once (no factor array, no per-term complex product);
+// - one divide for the three 1/|wdiff|^2 (add_term_factored).
+// The shape (bands, ig chunk, thread_limit, reduction) is --tuned-shape
+// (GppInstance::tuned); its default is the fastest shape measured on the H200.
+#include <algorithm>
+
+#include "common/complex.hpp"
+#include "common/gpp.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::gpp {
+
+DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
+
+namespace {
+
+#pragma omp declare target
+// One thread's work: bands [n0, n0 + Bands) at k, rows [ig0, ig1); returns its three sums.
+template <int Bands>
+inline Complex3 tuned_element(int n0, int k, int ig0, int ig1, int nb, int ngpown, const Complex* aqsm,
+                              const Complex* aqsn, const Complex* ieps, const Complex* wtilde, const double* vcoul,
+                              const double* e_n1kq, const int* inv_igp_index, const int* indinv) {
+  double wx[Bands][nfreq];
+  Complex sum[Bands][nfreq];
+  for (int b = 0; b < Bands; ++b) {
+    const int n1 = n0 + b < nb ? n0 + b : nb - 1;  // past the last band: computed, then dropped
+    for (int iw = 0; iw < nfreq; ++iw) {
+      wx[b][iw] = wx_of(e_n1kq[n1], iw);
+      sum[b][iw] = Complex{0.0, 0.0};
+    }
+  }
+  for (int ig = ig0; ig < ig1; ++ig) {
+    const Complex w = wtilde[ig * ngpown + k];
+    const Complex e = ieps[ig * ngpown + k];
+    for (int b = 0; b < Bands; ++b) add_term_factored(wx[b], w, e, sum[b]);
+  }
+  const int igp = indinv[inv_igp_index[k]];
+  const Complex wk = wtilde[igp * ngpown + k];
+  Complex3 loc = complex3_zero();
+  for (int b = 0; b < Bands; ++b) {
+    if (n0 + b >= nb) break;
+    const int n1 = n0 + b;
+    const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wk);
+    for (int iw = 0; iw < nfreq; ++iw) loc.v[iw] += sum[b][iw] * factor;
+  }
+  return loc;
+}
+#pragma omp end declare target
+
+template <int Bands>
+Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool scalars) {
+  const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
+  const Complex* aqsm = s.aqsmtemp.data();
+  const Complex* aqsn = s.aqsntemp.data();
+  const Complex* ieps = s.I_eps_array.data();
+  const Complex* wtilde = s.wtilde_array.data();
+  const double* vcoul = s.vcoul.data();
+  const double* e_n1kq = s.e_n1kq.data();
+  const int* inv_igp_index = s.inv_igp_index.data();
+  const int* indinv = s.indinv.data();
+  const int nbb = (nb + Bands - 1) / Bands;
+  const int nchunks = (nc + ig_chunk - 1) / ig_chunk;
+  if (scalars) {
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads)             \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(+ : re0, im0, re1, im1, re2, im2)
+    for (int c = 0; c < nchunks; ++c)
+      for (int bb = 0; bb < nbb; ++bb)
+        for (int k = 0; k < ngpown; ++k) {
+          const Complex3 loc =
+              tuned_element<Bands>(bb * Bands, k, c * ig_chunk, std::min(nc, c * ig_chunk + ig_chunk), nb, ngpown,
+                                   aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
+          re0 += loc.v[0].re, im0 += loc.v[0].im;
+          re1 += loc.v[1].re, im1 += loc.v[1].im;
+          re2 += loc.v[2].re, im2 += loc.v[2].im;
+        }
+    return Complex3{{{re0, im0}, {re1, im1}, {re2, im2}}};
+  }
+  Complex3 acc = complex3_zero();
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads)             \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(c3sum : acc)
+  for (int c = 0; c < nchunks; ++c)
+    for (int bb = 0; bb < nbb; ++bb)
+      for (int k = 0; k < ngpown; ++k)
+        complex3_combine(acc, tuned_element<Bands>(bb * Bands, k, c * ig_chunk, std::min(nc, c * ig_chunk + ig_chunk),
+                                                   nb, ngpown, aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq,
+                                                   inv_igp_index, indinv));
+  return acc;
+}
+
+void target_tuned(GppInstance& s, RunContext& ctx) {
+  const TunedShape& t = s.tuned;
+  const bool sc = t.scalars;
+  switch (t.bands) {
+    case 1: s.achtemp = tuned_kernel<1>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    case 2: s.achtemp = tuned_kernel<2>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    case 8: s.achtemp = tuned_kernel<8>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+    default: s.achtemp = tuned_kernel<4>(s, ctx.device, t.ig_chunk, t.threads, sc); break;
+  }
+}
+
+const Registration target_tuned_registration{target_variant(
+    "gpp", "target_tuned",
+    "coalesced k, several bands per thread, ig chunks as a third collapsed loop, factor out of the ig sum, one divide for three",
+    target_tuned, device_data)};
+
+}  // namespace
+}  // namespace ompref::gpp
