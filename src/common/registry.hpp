@@ -106,8 +106,9 @@ class PhaseClock {
   void lap(const std::string& phase);
   const std::vector<std::pair<std::string, double>>& laps() const { return laps_; }
   // A CUDA launch returns before its kernel ends, unlike a target region: the
-  // runner gives native variants a wait (cudaDeviceSynchronize) that every lap,
-  // and the end of every repetition, calls before the clock is read.
+  // runner gives native variants a wait for the device (NativeBackend::
+  // synchronize) that every lap, and the end of every repetition, calls
+  // before the clock is read.
   void wait_with(std::function<void()> wait) { wait_ = std::move(wait); }
   void wait() const {
     if (wait_) wait_();
@@ -162,7 +163,7 @@ struct NativeBackend {
   std::string (*version)() = nullptr;                      // "CUDA runtime 13.0, driver 13.0"
   int (*device_count)(std::string& why) = nullptr;         // usable devices; 0 with the reason in `why`
   std::string (*device_name)(int device) = nullptr;        // "NVIDIA H200"
-  void (*synchronize)(int device) = nullptr;               // waits for the device's queued work
+  void (*synchronize)(int device) = nullptr;               // waits (polling) for the device's queued work
   void (*enter)(const DeviceData& data, int device) = nullptr;  // allocate, copy every array to the device
   void (*exit)(const DeviceData& data, int device) = nullptr;   // copy outputs back, free every array
 };
