@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The toolchain check and the stream twin on one GPU, in one command: run on
+# The toolchain check and gpp's tuned step on one GPU, in one command: run on
 # the GPU machine from the checkout root with the `gpu` build and the bundle
 # of scripts/gpu-bundle.sh carried (.gpu/). Writes into $OUT (or ./gpu-out).
 set -uo pipefail
@@ -13,9 +13,7 @@ ompref --version > "$out/version.txt"
 # Every variant of every workload at its smallest size, validated, on the device.
 { time ompref check --save "$out/saved" --json "$out/check.json" --junit "$out/check.xml"; } > "$out/check.txt" 2>&1
 echo "check exit $?" >> "$out/check.txt"
-# stream at 3 x 2 GiB: the target variants against the CUDA twin and ceilings.
-ompref run stream --size large --reps 20 --save none --json "$out/stream-large.json" > "$out/stream-large.txt" 2>&1
 # gpp's tuned step on the paper deck after the move into its own file.
 ompref run gpp --size paper --variant target_tuned,target_hoisted --reps 5 --save none \
   --json "$out/gpp-paper.json" > "$out/gpp-paper.txt" 2>&1
-tail -n 40 "$out"/check.txt; tail -n 12 "$out/stream-large.txt" "$out/gpp-paper.txt"
+tail -n 45 "$out"/check.txt; tail -n 8 "$out/gpp-paper.txt"
