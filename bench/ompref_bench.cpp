@@ -31,22 +31,11 @@ void run_benchmark(benchmark::State& state, Workload* workload, const Variant* v
     state.SkipWithError(e.what());
     return;
   }
-  RunContext ctx;
-  ctx.devices = {0};
-  prepare_context(*variant, 0, ctx);
-  instance->reset();
-  if (variant->enter_data) variant->enter_data(*instance, ctx);
-  variant->run(*instance, ctx);  // warm-up (and, on a device, the JIT compile)
-  ctx.clock.wait();
-  int repetitions = 1;
-  for (auto _ : state) {
-    ctx.clock.start();
-    variant->run(*instance, ctx);
-    ctx.clock.wait();  // native variants: the device's work is done
-    ++repetitions;
-  }
-  if (variant->exit_data) variant->exit_data(*instance, ctx);
-  Check check = instance->validate(repetitions, variant->kernel);
+  // The runner's own run sequence; Google Benchmark decides the repetitions.
+  VariantSession session(*variant, *instance, 0, {0});
+  session.repeat();  // warm-up (and, on a device, the JIT compile)
+  for (auto _ : state) session.repeat();
+  const Check check = session.finish();
   if (!check.valid) {
     state.SkipWithError(("validation failed: " + check.detail).c_str());
     return;

@@ -23,7 +23,7 @@ Check run_checked(GppInstance& s, const std::string& name) {
   const Variant* v = registry().variant("gpp", name);
   EXPECT_NE(v, nullptr) << name;
   if (!v) return {};
-  RunResult r = run_variant(*v, s, "tiny", RunSettings{1, 0}, 0, {0});
+  RunResult r = run_variant(*v, s, "tiny", RunSettings{1, 0, {}}, 0, {0});
   return r.check;
 }
 

@@ -31,6 +31,38 @@ std::string prepare_context(const Variant& variant, int device, RunContext& ctx)
   return "?";
 }
 
+VariantSession::VariantSession(const Variant& variant, Instance& instance, int device,
+                               const std::vector<int>& devices)
+    : variant_(variant), instance_(instance) {
+  ctx_.devices = devices;
+  ran_on_ = prepare_context(variant, device, ctx_);
+  instance_.reset();
+  if (variant_.kind != Kind::host && variant_.enter_data) {
+    const double t0 = omp_get_wtime();
+    variant_.enter_data(instance_, ctx_);
+    transfer_s_ = omp_get_wtime() - t0;
+  }
+}
+
+double VariantSession::repeat() {
+  const double t0 = omp_get_wtime();
+  ctx_.clock.start();
+  variant_.run(instance_, ctx_);
+  ctx_.clock.wait();
+  ++repetitions_;
+  return omp_get_wtime() - t0;
+}
+
+Check VariantSession::finish() {
+  if (!finished_ && variant_.kind != Kind::host && variant_.exit_data) {
+    const double t0 = omp_get_wtime();
+    variant_.exit_data(instance_, ctx_);
+    transfer_s_ += omp_get_wtime() - t0;
+  }
+  finished_ = true;
+  return instance_.validate(repetitions_, variant_.kernel);
+}
+
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices) {
   RunResult r;
@@ -43,43 +75,26 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.reps = settings.reps;
   r.warmup = settings.warmup;
 
-  RunContext ctx;
-  ctx.devices = devices;
-  r.ran_on = prepare_context(variant, device, ctx);
-  const bool device_data = variant.kind != Kind::host;
-  instance.reset();
-  if (device_data) {
-    double t0 = omp_get_wtime();
-    if (variant.enter_data) variant.enter_data(instance, ctx);
-    r.transfer_s = omp_get_wtime() - t0;
-    r.on_device = ctx.on_device;
+  VariantSession session(variant, instance, device, devices);
+  r.ran_on = session.ran_on();
+  if (variant.kind != Kind::host) {
+    r.on_device = session.on_device();
     r.device = device;
   }
-
   const int all_reps = settings.warmup + settings.reps;
   for (int w = 0; w < settings.warmup; ++w) {
-    ctx.clock.start();
-    variant.run(instance, ctx);
-    ctx.clock.wait();
+    session.repeat();
     if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
   }
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> phase_times;
   for (int rep = 0; rep < settings.reps; ++rep) {
-    double t0 = omp_get_wtime();
-    ctx.clock.start();
-    variant.run(instance, ctx);
-    ctx.clock.wait();
-    totals.push_back(omp_get_wtime() - t0);
-    for (const auto& [name, seconds] : ctx.clock.laps()) phase_times[name].push_back(seconds);
+    totals.push_back(session.repeat());
+    for (const auto& [name, seconds] : session.laps()) phase_times[name].push_back(seconds);
     if (settings.on_repetition) settings.on_repetition(settings.warmup + rep + 1, all_reps);
   }
-
-  if (device_data && variant.exit_data) {
-    double t0 = omp_get_wtime();
-    variant.exit_data(instance, ctx);
-    r.transfer_s += omp_get_wtime() - t0;
-  }
+  r.check = session.finish();
+  r.transfer_s = session.transfer_s();
 
   // Asked after the run: a workload whose variants are different kernels
   // (mesh) models the one that ran.
@@ -94,7 +109,6 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
     r.phases.push_back(pr);
   }
-  r.check = instance.validate(settings.warmup + settings.reps, variant.kernel);
   r.observables = instance.observables(variant.kernel);
   return r;
 }

@@ -21,8 +21,36 @@ struct RunSettings {
   std::function<void(int, int)> on_repetition;
 };
 
-// reset (inputs set, outputs poisoned) -> enter data (timed: transfer) ->
-// warm-up -> timed repetitions -> exit data (timed: transfer) -> validation.
+// The run sequence of one variant on one instance, step by step, for the
+// runner and for the benchmark binary: construction resets the instance
+// (inputs set, outputs poisoned) and enters the device data (timed:
+// transfer); repeat() runs one repetition; finish() exits the device data
+// (timed: transfer) and validates the repetitions run.
+class VariantSession {
+ public:
+  VariantSession(const Variant& variant, Instance& instance, int device, const std::vector<int>& devices);
+  // One repetition (native variants: ended by a wait for the device); its wall time.
+  double repeat();
+  // The phase laps of the last repetition.
+  const std::vector<std::pair<std::string, double>>& laps() const { return ctx_.clock.laps(); }
+  Check finish();
+  int repetitions() const { return repetitions_; }
+  double transfer_s() const { return transfer_s_; }
+  const std::string& ran_on() const { return ran_on_; }
+  bool on_device() const { return ctx_.on_device; }
+
+ private:
+  const Variant& variant_;
+  Instance& instance_;
+  RunContext ctx_;
+  std::string ran_on_;
+  double transfer_s_ = 0;
+  int repetitions_ = 0;
+  bool finished_ = false;
+};
+
+// A VariantSession: warm-up, timed repetitions, then the model, the phases,
+// the validation and the observables in one result.
 // Native variants' repetitions and laps end with a wait for the device.
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices);
