@@ -234,3 +234,32 @@ TEST(OutputCli, BadOpenMPEnvironmentIsRefusedBeforeTheRuntimeSeesIt) {
   auto ok = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd", "OMP_NUM_THREADS=2,1");
   EXPECT_EQ(ok.status, 0) << ok.output;
 }
+
+TEST(OutputTable, ColumnsStayAlignedAndTheCeilingColumnSaysWhatItIs) {
+  auto make = [](std::string variant, double bytes, double flops, double fraction) {
+    RunResult r;
+    r.workload = "mesh";
+    r.variant = std::move(variant);
+    r.ran_on = "host";
+    r.size = "tiny";
+    r.model.bytes = bytes;
+    r.model.flops = flops;
+    r.model.fom_name = "GB/s";
+    r.ceiling_fraction = fraction;
+    r.check.valid = true;
+    return r;
+  };
+  const std::vector<RunResult> runs = {make("target_lumped_scatter_gather", 100, 10, 0.5),
+                                       make("host_direct", 100, 10, 1.7), make("compute_bound", 100, 1000, 0.01)};
+  std::istringstream text(table_text(runs));
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(text, line);) lines.push_back(line);
+  ASSERT_EQ(lines.size(), 5u);  // table_text: the legend, then the table
+  EXPECT_NE(lines[0].find("fraction of the best stream triad"), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("*: above the triad"), std::string::npos) << lines[0];
+  const std::size_t check_column = lines[1].find("check");
+  for (std::size_t i = 2; i < lines.size(); ++i) EXPECT_EQ(lines[i].find("PASS"), check_column) << lines[i];
+  EXPECT_NE(lines[2].find("0.500 "), std::string::npos) << lines[2];
+  EXPECT_NE(lines[3].find("1.700*"), std::string::npos) << lines[3];
+  EXPECT_NE(lines[4].find("n/a"), std::string::npos) << lines[4];
+}

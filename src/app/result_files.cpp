@@ -82,6 +82,7 @@ std::string table_text(const std::vector<RunResult>& runs) {
   std::size_t size = 0;
   std::FILE* f = open_memstream(&buffer, &size);
   if (!f) return {};
+  print_run_table_legend(runs, f);
   print_run_table(runs, f);
   std::fclose(f);
   std::string text(buffer, size);

@@ -217,6 +217,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
   progress.clear();
   std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings, progress, files);
+  print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
   std::fflush(stdout);

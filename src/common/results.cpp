@@ -115,13 +115,42 @@ void print_phase_table(const RunResult& r, std::FILE* out) {
                p.time_s.median, p.gbps, p.gbps_best);
 }
 
+// Above this many flops per byte a run is not bandwidth-bound on any current
+// machine (an H200 balances at about 8, a CPU socket at 10-30 flops/byte on
+// FP64 FMA against DRAM, well above 1): its fraction of a bandwidth
+// ceiling would say nothing, so the table leaves it out.
+constexpr double bandwidth_bound_intensity = 1.0;
+
+void print_run_table_legend(const std::vector<RunResult>& runs, std::FILE* out) {
+  const bool above = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
+    return r.ceiling_fraction && *r.ceiling_fraction > 1.0 &&
+           !(r.model.bytes > 0 && r.model.flops / r.model.bytes > bandwidth_bound_intensity);
+  });
+  fmt::print(out, "of_triad: bytes moved / median time, as a fraction of the best stream triad measured by this "
+                  "process on the same place (n/a: compute-bound run){}\n",
+             above ? "; *: above the triad, the data fit in a cache" : "");
+}
+
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
   const bool native = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return r.native_fraction.has_value(); });
-  fmt::print(out, "{:<8} {:<16} {:<28} {:>12} {:>18} {:>8} {}{}\n", "workload", "variant", "ran_on", "median_s",
-             "fom", "ceiling", native ? fmt::format("{:>8} ", "native") : "", "check");
+  // Columns as wide as their longest entry: names of any length stay aligned.
+  std::size_t wl = 8, wv = 7, wr = 6, ws = 4;
+  for (const RunResult& r : runs) {
+    wl = std::max(wl, r.workload.size());
+    wv = std::max(wv, r.variant.size());
+    wr = std::max(wr, r.ran_on.size());
+    ws = std::max(ws, r.size.size());
+  }
+  auto triad_text = [](const RunResult& r) {
+    if (!r.ceiling_fraction) return std::string("-");
+    if (r.model.bytes > 0 && r.model.flops / r.model.bytes > bandwidth_bound_intensity) return std::string("n/a");
+    return fmt::format("{:.3f}{}", *r.ceiling_fraction, *r.ceiling_fraction > 1.0 ? "*" : "");
+  };
+  fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12} {:>18} {:>9} {}{}\n", "workload", wl, "variant", wv, "ran_on", wr,
+             "size", ws, "median_s", "fom", "of_triad", native ? fmt::format("{:>8} ", "native") : "", "check");
   for (const RunResult& r : runs)
-    fmt::print(out, "{:<8} {:<16} {:<28} {:>12.6f} {:>10.2f} {:<7} {:>8} {}{}\n", r.workload, r.variant, r.ran_on,
-               r.time_s.median, r.fom, r.model.fom_name, fraction_text(r.ceiling_fraction),
+    fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12.6f} {:>10.2f} {:<7} {:>9} {}{}\n", r.workload, wl, r.variant, wv,
+               r.ran_on, wr, r.size, ws, r.time_s.median, r.fom, r.model.fom_name, triad_text(r),
                native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
 }
 

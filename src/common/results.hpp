@@ -58,6 +58,8 @@ std::string compiler_description();
 
 // The `native` column (native_fraction) appears only when a run has one.
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
+// One line saying what the table's of_triad column is, printed above it.
+void print_run_table_legend(const std::vector<RunResult>& runs, std::FILE* out);
 void print_phase_table(const RunResult& run, std::FILE* out);
 std::string runs_to_csv(const std::vector<RunResult>& runs);
 
