@@ -32,10 +32,10 @@ void run_benchmark(benchmark::State& state, Workload* workload, const Variant* v
     return;
   }
   // The runner's own run sequence; Google Benchmark decides the repetitions.
-  VariantSession session(*variant, *instance, 0, {0});
-  session.repeat();  // warm-up (and, on a device, the JIT compile)
-  for (auto _ : state) session.repeat();
-  const Check check = session.finish();
+  VariantRun run_state(*variant, *instance, 0, {0});
+  run_state.repeat();  // warm-up (and, on a device, the JIT compile)
+  for (auto _ : state) run_state.repeat();
+  const Check check = run_state.finish();
   if (!check.valid) {
     state.SkipWithError(("validation failed: " + check.detail).c_str());
     return;

@@ -31,7 +31,7 @@ std::string prepare_context(const Variant& variant, int device, RunContext& ctx)
   return "?";
 }
 
-VariantSession::VariantSession(const Variant& variant, Instance& instance, int device,
+VariantRun::VariantRun(const Variant& variant, Instance& instance, int device,
                                const std::vector<int>& devices)
     : variant_(variant), instance_(instance) {
   ctx_.devices = devices;
@@ -44,7 +44,7 @@ VariantSession::VariantSession(const Variant& variant, Instance& instance, int d
   }
 }
 
-double VariantSession::repeat() {
+double VariantRun::repeat() {
   const double t0 = omp_get_wtime();
   ctx_.clock.start();
   variant_.run(instance_, ctx_);
@@ -53,7 +53,7 @@ double VariantSession::repeat() {
   return omp_get_wtime() - t0;
 }
 
-Check VariantSession::finish() {
+Check VariantRun::finish() {
   if (!finished_ && variant_.kind != Kind::host && variant_.exit_data) {
     const double t0 = omp_get_wtime();
     variant_.exit_data(instance_, ctx_);
@@ -75,26 +75,26 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.reps = settings.reps;
   r.warmup = settings.warmup;
 
-  VariantSession session(variant, instance, device, devices);
-  r.ran_on = session.ran_on();
+  VariantRun run_state(variant, instance, device, devices);
+  r.ran_on = run_state.ran_on();
   if (variant.kind != Kind::host) {
-    r.on_device = session.on_device();
+    r.on_device = run_state.on_device();
     r.device = device;
   }
   const int all_reps = settings.warmup + settings.reps;
   for (int w = 0; w < settings.warmup; ++w) {
-    session.repeat();
+    run_state.repeat();
     if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
   }
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> phase_times;
   for (int rep = 0; rep < settings.reps; ++rep) {
-    totals.push_back(session.repeat());
-    for (const auto& [name, seconds] : session.laps()) phase_times[name].push_back(seconds);
+    totals.push_back(run_state.repeat());
+    for (const auto& [name, seconds] : run_state.laps()) phase_times[name].push_back(seconds);
     if (settings.on_repetition) settings.on_repetition(settings.warmup + rep + 1, all_reps);
   }
-  r.check = session.finish();
-  r.transfer_s = session.transfer_s();
+  r.check = run_state.finish();
+  r.transfer_s = run_state.transfer_s();
 
   // Asked after the run: a workload whose variants are different kernels
   // (mesh) models the one that ran.

@@ -26,9 +26,9 @@ struct RunSettings {
 // (inputs set, outputs poisoned) and enters the device data (timed:
 // transfer); repeat() runs one repetition; finish() exits the device data
 // (timed: transfer) and validates the repetitions run.
-class VariantSession {
+class VariantRun {
  public:
-  VariantSession(const Variant& variant, Instance& instance, int device, const std::vector<int>& devices);
+  VariantRun(const Variant& variant, Instance& instance, int device, const std::vector<int>& devices);
   // One repetition (native variants: ended by a wait for the device); its wall time.
   double repeat();
   // The phase laps of the last repetition.
@@ -49,7 +49,7 @@ class VariantSession {
   bool finished_ = false;
 };
 
-// A VariantSession: warm-up, timed repetitions, then the model, the phases,
+// A VariantRun: warm-up, timed repetitions, then the model, the phases,
 // the validation and the observables in one result.
 // Native variants' repetitions and laps end with a wait for the device.
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
