@@ -4,13 +4,20 @@
 // measurement behind the tuned stream step (src/omp_target/stream_tuned.cpp);
 // bench/native_shapes.cu is the same sweep in CUDA. Prints GB/s, best of 20
 // after 5 warm-ups, for n = 2^25 and 2^28 doubles per array.
-//   ompref_omp_shapes [device]
+//   ompref_omp_shapes [device] [spin]
+// `spin`: before OpenMP touches the device, its CUDA primary context is made
+// active with CU_CTX_SCHED_SPIN (what a CUDA program gets by default on a
+// machine with more cores than contexts): LLVM's CUDA plugin then keeps it,
+// instead of creating the context with CU_CTX_SCHED_BLOCKING_SYNC, where each
+// wait for a kernel sleeps and wakes late.
+#include <dlfcn.h>
 #include <omp.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include <fmt/core.h>
@@ -123,9 +130,33 @@ void sweep(std::size_t n, int dev) {
   omp_target_free(c, dev);
 }
 
+// The CUDA driver's primary context of `device`, made active with spin waits
+// (driver API through dlopen: this program is not linked against CUDA).
+bool activate_spinning_context(int device) {
+  void* cuda = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
+  if (!cuda) return false;
+  using Init = int (*)(unsigned);
+  using DeviceGet = int (*)(int*, int);
+  using SetFlags = int (*)(int, unsigned);
+  using Retain = int (*)(void**, int);
+  auto init = reinterpret_cast<Init>(dlsym(cuda, "cuInit"));
+  auto device_get = reinterpret_cast<DeviceGet>(dlsym(cuda, "cuDeviceGet"));
+  auto set_flags = reinterpret_cast<SetFlags>(dlsym(cuda, "cuDevicePrimaryCtxSetFlags_v2"));
+  auto retain = reinterpret_cast<Retain>(dlsym(cuda, "cuDevicePrimaryCtxRetain"));
+  int handle = 0;
+  void* context = nullptr;
+  constexpr unsigned sched_spin = 1;  // CU_CTX_SCHED_SPIN
+  return init && device_get && set_flags && retain && init(0) == 0 && device_get(&handle, device) == 0 &&
+         set_flags(handle, sched_spin) == 0 && retain(&context, handle) == 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc > 2 && std::string(argv[2]) == "spin") {
+    const bool ok = activate_spinning_context(argc > 1 ? std::atoi(argv[1]) : 0);
+    fmt::print("spinning CUDA context: {}\n", ok ? "active" : "not available");
+  }
   const int dev = argc > 1 ? std::atoi(argv[1]) : omp_get_default_device();
   if (dev < 0 || dev >= omp_get_num_devices()) {
     fmt::print(stderr, "ompref_omp_shapes: no offload device {} (this machine has {})\n", dev, omp_get_num_devices());

@@ -55,7 +55,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run stream --size tiny --device x", "--device x"},
                       BadInput{"run stream --size tiny --unknown-flag", "--unknown-flag"},
                       BadInput{"run stream --size tiny --json ''", "--json"},
-                      BadInput{"run stream --device ''", "--device"}));
+                      BadInput{"run stream --device ''", "--device"},
+                      BadInput{"run stream --size tiny --device-wait sleep", "--device-wait"}));
 
 TEST(Cli, MandatoryOffloadWithoutDeviceExitsTwo) {
   if (omp_get_num_devices() > 0) GTEST_SKIP() << "this machine has an offload device";

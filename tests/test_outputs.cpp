@@ -135,7 +135,7 @@ TEST(OutputCli, ResultsCarryTheirProvenance) {
   ASSERT_EQ(r.status, 0) << r.output;
   const nlohmann::json p = nlohmann::json::parse(slurp(json))["provenance"];
   for (const char* key : {"git_commit", "git_describe", "build_type", "compile_flags", "link_flags", "command_line",
-                          "compiler", "openmp_runtime", "offload", "environment", "date", "hostname"})
+                          "compiler", "openmp_runtime", "offload", "environment", "date", "hostname", "device_wait"})
     EXPECT_TRUE(p.contains(key)) << key;
   EXPECT_NE(p["command_line"].get<std::string>().find("--variant host_simd"), std::string::npos);
   std::istringstream lines(slurp(csv));

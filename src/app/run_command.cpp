@@ -17,6 +17,7 @@
 #include "app/progress.hpp"
 #include "app/result_files.hpp"
 #include "common/device.hpp"
+#include "common/device_wait.hpp"
 #include "common/output_file.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
@@ -124,6 +125,7 @@ void print_header(const HostInfo& host) {
   fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), OMPREF_OFFLOAD_DESC);
   fmt::print("host: {}, {} OpenMP threads", host.cpu.empty() ? "unknown CPU" : host.cpu, host.threads);
   for (const DeviceInfo& d : offload_devices()) fmt::print(" | device {}: {}", d.id, d.name);
+  if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD) fmt::print(" | device wait: {}", device_wait_description());
   fmt::print("\n");
   std::fflush(stdout);
 }
@@ -188,6 +190,7 @@ void print_where_next(const ResultFiles& files) {
 int run_suite(const RunArgs& args, CLI::App& command) {
   check_options(args, command);
   ResultFiles files({args.json_path, args.csv_path, args.junit_path, args.save});
+  if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD) apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);  // before any target region
   Plan plan = make_plan(args);
   std::vector<int> devices = resolve_devices(args.device);
   // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
@@ -240,6 +243,12 @@ void add_output_options(CLI::App& command, RunArgs& args) {
   command.add_option("--save", args.save, "parent of the results folder kept after every run, or none")
       ->default_str(args.save);
   command.add_flag("--quiet", args.quiet, "no progress line on standard error (also: OMPREF_QUIET=1)");
+  command
+      .add_option("--device-wait", args.device_wait,
+                  "how the host waits for an NVIDIA device: spin (as CUDA programs do) or runtime (the OpenMP "
+                  "runtime's choice: LLVM's sleeps); docs/native.md")
+      ->check(CLI::IsMember({"spin", "runtime"}))
+      ->default_str("spin");
 }
 
 }  // namespace ompref

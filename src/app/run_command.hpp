@@ -22,6 +22,7 @@ struct RunArgs {
   std::string save;  // results folder's parent, or "none"
   bool no_ceiling = false;
   bool quiet = false;  // no progress line
+  std::string device_wait = "spin";  // spin or runtime (common/device_wait.hpp)
 };
 
 // The options both commands share (outputs, devices, progress).

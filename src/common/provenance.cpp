@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/device_wait.hpp"
 #include "common/results.hpp"
 #include "ompref_build_info.hpp"
 
@@ -75,7 +76,8 @@ nlohmann::json provenance() {
           {"link_flags", OMPREF_LINK_FLAGS},
           {"compiler", compiler_description()},
           {"openmp_runtime", openmp_runtime()},
-          {"offload", OMPREF_OFFLOAD_DESC}};
+          {"offload", OMPREF_OFFLOAD_DESC},
+          {"device_wait", device_wait_description()}};
 }
 
 std::string version_line() {
