@@ -69,9 +69,12 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
     map(alloc : a[0:n], b[0:n]) map(from : p[0:nt])
   for (int t = 0; t < nt; ++t) {
     const std::size_t lo = std::min(n, t * block), hi = std::min(n, lo + block);
+    const double* at = a + lo;
+    const double* bt = b + lo;
+    const int len = int(hi - lo);  // a block is at most n / dot_teams elements
     double sum = 0;
-#pragma omp parallel for simd schedule(static, 1) reduction(+ : sum)
-    for (std::size_t i = lo; i < hi; ++i) sum += a[i] * b[i];
+#pragma omp parallel for schedule(static, 1) reduction(+ : sum)
+    for (int i = 0; i < len; ++i) sum += at[i] * bt[i];
     p[t] = sum;
   }
   double sum = 0;
