@@ -52,6 +52,10 @@ if(OMPREF_NATIVE STREQUAL "cuda")
   # to unroll with `#pragma GCC unroll`; nvcc unrolls such loops itself and
   # would warn about the unknown pragma at every use.
   string(APPEND CMAKE_CUDA_FLAGS " -diag-suppress=1675")
+  # Their OpenMP pragmas (`declare target`, mesh's `declare reduction`) are for
+  # the OpenMP compilers; nvcc's host compiler runs without OpenMP and would
+  # warn that it ignores them, at every include.
+  string(APPEND CMAKE_CUDA_FLAGS " -Xcompiler=-Wno-unknown-pragmas")
   set(OMPREF_NATIVE_BUILD 1)
   message(STATUS "ompref native: CUDA ${CMAKE_CUDA_COMPILER_VERSION}, ${OMPREF_NATIVE_ARCH}, host compiler "
                  "${CMAKE_CUDA_HOST_COMPILER}")

@@ -8,7 +8,9 @@ file(GLOB sources "${SOURCE_DIR}/src/native_cuda/*.cu")
 if(NOT sources)
   message(FATAL_ERROR "no CUDA sources in ${SOURCE_DIR}/src/native_cuda")
 endif()
-set(flags -std=c++17 -O3 -arch=${ARCH} -I${SOURCE_DIR}/src -Xcompiler=-Wall,-Wextra)
+# The flags of cmake/Native.cmake that keep the shared headers quiet under nvcc.
+set(flags -std=c++17 -O3 -arch=${ARCH} -I${SOURCE_DIR}/src -Xcompiler=-Wall,-Wextra -diag-suppress=1675
+    -Xcompiler=-Wno-unknown-pragmas)
 string(REPLACE "|" ";" includes "${INCLUDES}")
 foreach(dir IN LISTS includes)
   list(APPEND flags -I${dir})

@@ -1,13 +1,16 @@
 #pragma once
 // Per-element arithmetic of the mesh workload, written once and called by the
 // host variants, the target variants (compiled for the device: declare target)
-// and nothing else: the long-double host reference in mesh.cpp is a separate,
-// independent implementation.
+// and the native CUDA twins (src/native_cuda/mesh.cu: OMPREF_HOST_DEVICE), and
+// nothing else: the long-double host reference in mesh_reference.cpp is a
+// separate, independent implementation.
 //
 // Points are 3 doubles (the vertex coordinates are stored x,y,z per vertex).
 #include <cmath>
 #include <cstdint>
 #include <limits>
+
+#include "common/host_device.hpp"
 
 namespace ompref::mesh {
 
@@ -21,23 +24,23 @@ struct MinLoc {
 #pragma omp declare target
 
 // Signed volume, positive when (b - a, c - a, d - a) is right-handed.
-inline double tet_volume(const double* a, const double* b, const double* c, const double* d) {
+OMPREF_HOST_DEVICE inline double tet_volume(const double* a, const double* b, const double* c, const double* d) {
   const double ux = b[0] - a[0], uy = b[1] - a[1], uz = b[2] - a[2];
   const double vx = c[0] - a[0], vy = c[1] - a[1], vz = c[2] - a[2];
   const double wx = d[0] - a[0], wy = d[1] - a[1], wz = d[2] - a[2];
   return (ux * (vy * wz - vz * wy) - uy * (vx * wz - vz * wx) + uz * (vx * wy - vy * wx)) / 6.0;
 }
 
-inline void tet_barycentre(const double* a, const double* b, const double* c, const double* d, double* g) {
+OMPREF_HOST_DEVICE inline void tet_barycentre(const double* a, const double* b, const double* c, const double* d, double* g) {
   for (int k = 0; k < 3; ++k) g[k] = 0.25 * (a[k] + b[k] + c[k] + d[k]);
 }
 
-inline double distance(const double* p, const double* q) {
+OMPREF_HOST_DEVICE inline double distance(const double* p, const double* q) {
   const double dx = p[0] - q[0], dy = p[1] - q[1], dz = p[2] - q[2];
   return std::sqrt(dx * dx + dy * dy + dz * dz);
 }
 
-inline double triangle_area(const double* a, const double* b, const double* c) {
+OMPREF_HOST_DEVICE inline double triangle_area(const double* a, const double* b, const double* c) {
   const double ux = b[0] - a[0], uy = b[1] - a[1], uz = b[2] - a[2];
   const double vx = c[0] - a[0], vy = c[1] - a[1], vz = c[2] - a[2];
   const double nx = uy * vz - uz * vy, ny = uz * vx - ux * vz, nz = ux * vy - uy * vx;
@@ -47,7 +50,7 @@ inline double triangle_area(const double* a, const double* b, const double* c) {
 // Shape quality in (0, 1], 1 for the regular tetrahedron:
 //   q = 6 sqrt(6) V / (sum of the 4 face areas x longest edge) = 2 sqrt(6) r_in / h_max
 // (the inradius r_in = 3V / sum of areas). Negative for an inverted element.
-inline double tet_quality(const double* a, const double* b, const double* c, const double* d) {
+OMPREF_HOST_DEVICE inline double tet_quality(const double* a, const double* b, const double* c, const double* d) {
   const double volume = tet_volume(a, b, c, d);
   const double areas = triangle_area(b, c, d) + triangle_area(a, d, c) + triangle_area(a, b, d) + triangle_area(a, c, b);
   double longest = distance(a, b);
@@ -62,11 +65,11 @@ inline double tet_quality(const double* a, const double* b, const double* c, con
 
 // Upward smoothing: a vertex x moved towards the mean `sum / degree` of its
 // ball's centres by the relaxation omega; a vertex with an empty ball stays.
-inline double relax(double x, double sum, int degree, double omega) {
+OMPREF_HOST_DEVICE inline double relax(double x, double sum, int degree, double omega) {
   return degree > 0 ? x + omega * (sum / degree - x) : x;
 }
 
-inline MinLoc minloc_better(MinLoc a, MinLoc b) {
+OMPREF_HOST_DEVICE inline MinLoc minloc_better(MinLoc a, MinLoc b) {
   return (a.value < b.value || (a.value == b.value && a.index < b.index)) ? a : b;
 }
 

@@ -11,15 +11,17 @@
 #include "common/mesh.hpp"
 #include "common/mesh_element.hpp"
 #include "common/registry.hpp"
+#include "omp_target/mesh_data.hpp"
 
 namespace ompref::mesh {
-namespace {
 
 // Each kernel's device data, declared once: its inputs and its outputs. The
 // runner maps them before timing (outputs too, NaN-poisoned by reset(), so
 // that an element a kernel fails to write comes back NaN) and unmaps them
 // after (outputs come back, inputs are released); the kernels below name the
 // same arrays with map(alloc:), which finds them present and moves nothing.
+// Outside the anonymous namespace: the tuned step (mesh_tuned.cpp) and the
+// CUDA twins (src/native_cuda/mesh.cu) use the same ones (mesh_data.hpp).
 DeviceData direct_data(MeshInstance& m) { return DeviceData().out(m.pos).in(m.vel); }
 DeviceData downward_data(MeshInstance& m) {
   return DeviceData().in(m.tet).in(m.crd).out(m.out_volume).out(m.out_centre);
@@ -44,6 +46,8 @@ DeviceData reduce_data(MeshInstance& m) { return DeviceData().in(m.volume).in(m.
 DeviceData reduce_blocks_data(MeshInstance& m) {
   return DeviceData().in(m.volume).in(m.quality).out(m.block_partial).out(m.block_argmin);
 }
+
+namespace {
 
 // mirror: begin
 // Direct: loop over vertices, read and write the vertex's own data.

@@ -1,0 +1,270 @@
+// mesh on the device, tuned: the pair's gathers and indirect writes
+// (src/omp_target/mesh.cpp) shaped the way their CUDA twins
+// (src/native_cuda/mesh.cu) run, with standard OpenMP only. What changes,
+// kernel for kernel (`diff src/omp_target/mesh.cpp src/omp_target/mesh_tuned.cpp`):
+//  - `num_teams(teams_for(n)) thread_limit(tuned_threads)`: one item per
+//    thread. Without them clang-19 chose 3,200 teams of 128 threads on an
+//    H200, and each thread walked a grid-stride loop of 31 tets where CUDA
+//    gives each thread one. (Its default schedules for a combined construct
+//    on a GPU, dist_schedule(static, threads per team) and schedule(static,
+//    1), then give thread i of team b item 256 b + i: consecutive threads
+//    read consecutive items, as in CUDA.)
+//  - 32-bit loop variables and index arithmetic: make_instance keeps 4 nt and
+//    3 nv below 2^31, so every corner, neighbour and coordinate offset fits.
+//    A 64-bit loop costs 64-bit compares, increments and multiplies per item.
+//  - `__restrict__` on the local pointers: no store may alias a load, so the
+//    compiler may keep and reorder loads (and use the read-only path).
+//  - a tet's 4 vertex (or neighbour) numbers read from a row known to be
+//    16-byte aligned (`__builtin_assume_aligned`): one vector load instead of
+//    four. tet[] and tet_nbr[] start 16-byte aligned (operator new on the
+//    host, the runtime's device allocations) and a row is 16 bytes.
+//  - the gathered coordinates copied into registers before anything is
+//    stored (load_point): `__restrict__` does not reach the region's outlined
+//    function in clang-19, which otherwise loads the 12 coordinates again
+//    after the volume's store, in case it changed them.
+// The device data are the pair's declarations (mesh_data.hpp); the
+// validation, the model and the kernel tags are the pair's. The reductions
+// are not here: target_reduce_blocks is already shaped by hand.
+#include <cmath>
+#include <cstdint>
+
+#include "common/mesh.hpp"
+#include "common/mesh_element.hpp"
+#include "common/registry.hpp"
+#include "omp_target/mesh_data.hpp"
+
+namespace ompref::mesh {
+namespace {
+
+// Threads per team, and as many teams as it takes to give each thread one item.
+constexpr int tuned_threads = 256;
+int teams_for(std::int64_t items) { return int((items + tuned_threads - 1) / tuned_threads); }
+
+#pragma omp declare target
+// Row t of a 4-column int32 table (tet, tet_nbr): 16-byte aligned.
+inline const std::int32_t* row4(const std::int32_t* table, std::int32_t t) {
+  return static_cast<const std::int32_t*>(__builtin_assume_aligned(table + 4 * t, 16));
+}
+// Point v's 3 coordinates, copied into registers.
+inline void load_point(const double* xyz, std::int32_t v, double p[3]) {
+  for (int k = 0; k < 3; ++k) p[k] = xyz[3 * v + k];
+}
+// The quarter volume of the tet whose 4 vertex numbers are e.
+inline double quarter_volume(const double* crd, const std::int32_t* e) {
+  double a[3], b[3], c[3], d[3];
+  load_point(crd, e[0], a);
+  load_point(crd, e[1], b);
+  load_point(crd, e[2], c);
+  load_point(crd, e[3], d);
+  return 0.25 * tet_volume(a, b, c, d);
+}
+#pragma omp end declare target
+
+// Direct: loop over vertices, read and write the vertex's own data.
+void target_tuned_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t n = std::int32_t(3 * m.nv);
+  double* __restrict__ pos = m.pos.data();
+  const double* __restrict__ vel = m.vel.data();
+  const double dt = direct_dt;
+  const int teams = teams_for(n);
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(teams) thread_limit(tuned_threads) \
+    map(alloc : pos[0:n], vel[0:n])
+  for (std::int32_t i = 0; i < n; ++i) pos[i] = pos[i] + vel[i] * dt;
+}
+
+// Downward: loop over tets, read their 4 vertices through tet[].
+void target_tuned_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t nt = std::int32_t(m.nt);
+  const std::int32_t* __restrict__ tet = m.tet.data();
+  const double* __restrict__ crd = m.crd.data();
+  double* __restrict__ volume = m.out_volume.data();
+  double* __restrict__ centre = m.out_centre.data();
+  const int teams = teams_for(nt);
+#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
+    map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
+  for (std::int32_t t = 0; t < nt; ++t) {
+    const std::int32_t* e = row4(tet, t);
+    double a[3], b[3], c[3], d[3];
+    load_point(crd, e[0], a);
+    load_point(crd, e[1], b);
+    load_point(crd, e[2], c);
+    load_point(crd, e[3], d);
+    volume[t] = tet_volume(a, b, c, d);
+    tet_barycentre(a, b, c, d, centre + 3 * t);
+  }
+}
+
+// Transverse: loop over tets, read their face neighbours' data.
+void target_tuned_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t nt = std::int32_t(m.nt);
+  const std::int32_t* __restrict__ nbr = m.tet_nbr.data();
+  const double* __restrict__ centre = m.centre.data();
+  double* __restrict__ spread = m.spread.data();
+  const int teams = teams_for(nt);
+#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
+    map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
+  for (std::int32_t t = 0; t < nt; ++t) {
+    const std::int32_t* row = row4(nbr, t);
+    const std::int32_t u[4] = {row[0], row[1], row[2], row[3]};
+    double g[3];
+    load_point(centre, t, g);
+    double best = 0;
+    for (int k = 0; k < 4; ++k) {
+      if (u[k] < 0) continue;
+      double h[3];
+      load_point(centre, u[k], h);
+      best = std::fmax(best, distance(g, h));
+    }
+    spread[t] = best;
+  }
+}
+
+// Upward, CSR: loop over vertices, read the ball between two offsets.
+void target_tuned_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t nv = std::int32_t(m.nv);
+  const std::int32_t* __restrict__ offset = m.ball_offset.data();
+  const std::int32_t* __restrict__ corner = m.ball_corner.data();
+  const double* __restrict__ centre = m.centre.data();
+  const double* __restrict__ crd = m.crd.data();
+  double* __restrict__ smooth = m.smooth.data();
+  const double omega = smoothing_omega;
+  const int teams = teams_for(nv);
+#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
+    map(alloc : offset[0:nv + 1], corner[0:4 * m.nt], centre[0:3 * m.nt], crd[0:3 * nv], smooth[0:3 * nv])
+  for (std::int32_t v = 0; v < nv; ++v) {
+    double s[3] = {0, 0, 0};
+    const std::int32_t lo = offset[v], hi = offset[v + 1];
+    for (std::int32_t i = lo; i < hi; ++i) {
+      const std::int32_t t = corner[i] >> 2;
+      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
+    }
+    const int degree = hi - lo;
+    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
+  }
+}
+
+// Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
+// finds its bin, then reads column j of the bin's matrix at j * rows + row.
+// The matrices' offsets stay 64-bit: the padded matrices may outgrow 2^31 entries.
+void target_tuned_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t rows = m.bins.rows();
+  const int nb = m.bins.bin_count();
+  const std::int32_t* __restrict__ first = m.bins.first.data();
+  const std::int32_t* __restrict__ count = m.bins.count.data();
+  const std::int64_t* __restrict__ offset = m.bins.offset.data();
+  const std::int32_t* __restrict__ vertex = m.bins.vertex.data();
+  const std::int32_t* __restrict__ degree = m.bins.degree.data();
+  const std::int32_t* __restrict__ corner = m.bins.corner.data();
+  const double* __restrict__ centre = m.centre.data();
+  const double* __restrict__ crd = m.crd.data();
+  double* __restrict__ smooth = m.smooth.data();
+  const double omega = smoothing_omega;
+  const int teams = teams_for(rows);
+#pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads)  \
+    map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],                      \
+                corner[0:m.bins.corner.size()], centre[0:3 * m.nt], crd[0:3 * m.nv], smooth[0:3 * m.nv])
+  for (std::int32_t r = 0; r < rows; ++r) {
+    int b = 0;
+    while (b + 1 < nb && r >= first[b + 1]) ++b;
+    const std::int64_t stride = count[b];
+    const std::int32_t* column = corner + offset[b] + (r - first[b]);
+    const std::int32_t deg = degree[r];
+    double s[3] = {0, 0, 0};
+    for (std::int32_t j = 0; j < deg; ++j) {
+      const std::int32_t t = column[j * stride] >> 2;
+      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
+    }
+    const std::int32_t v = vertex[r];
+    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
+  }
+}
+
+// Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
+void target_tuned_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t nv = std::int32_t(m.nv), nt = std::int32_t(m.nt);
+  const std::int32_t* __restrict__ tet = m.tet.data();
+  const double* __restrict__ crd = m.crd.data();
+  double* __restrict__ lumped = m.lumped.data();
+  const int vertex_teams = teams_for(nv), tet_teams = teams_for(nt);
+#pragma omp target teams distribute parallel for simd device(dev) num_teams(vertex_teams) \
+    thread_limit(tuned_threads) map(alloc : lumped[0:nv])
+  for (std::int32_t v = 0; v < nv; ++v) lumped[v] = 0;
+#pragma omp target teams distribute parallel for device(dev) num_teams(tet_teams) thread_limit(tuned_threads) \
+    map(alloc : tet[0:4 * nt], crd[0:3 * nv], lumped[0:nv])
+  for (std::int32_t t = 0; t < nt; ++t) {
+    const std::int32_t* row = row4(tet, t);
+    const std::int32_t e[4] = {row[0], row[1], row[2], row[3]};
+    const double quarter = quarter_volume(crd, e);
+    for (int k = 0; k < 4; ++k) {
+#pragma omp atomic update
+      lumped[e[k]] += quarter;
+    }
+  }
+}
+
+// Indirect write as a scatter/gather pair: each tet writes its own 4 corner
+// temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
+void target_tuned_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+  const int dev = ctx.device;
+  const std::int32_t nv = std::int32_t(m.nv), nt = std::int32_t(m.nt);
+  const std::int32_t* __restrict__ tet = m.tet.data();
+  const double* __restrict__ crd = m.crd.data();
+  const std::int32_t* __restrict__ offset = m.ball_offset.data();
+  const std::int32_t* __restrict__ corner = m.ball_corner.data();
+  double* __restrict__ tmp = m.corner_tmp.data();
+  double* __restrict__ lumped = m.lumped.data();
+  const int vertex_teams = teams_for(nv), tet_teams = teams_for(nt);
+#pragma omp target teams distribute parallel for device(dev) num_teams(tet_teams) thread_limit(tuned_threads) \
+    map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
+  for (std::int32_t t = 0; t < nt; ++t) {
+    const std::int32_t* row = row4(tet, t);
+    const std::int32_t e[4] = {row[0], row[1], row[2], row[3]};
+    const double quarter = quarter_volume(crd, e);
+    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
+  }
+#pragma omp target teams distribute parallel for device(dev) num_teams(vertex_teams) thread_limit(tuned_threads) \
+    map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])
+  for (std::int32_t v = 0; v < nv; ++v) {
+    double s = 0;
+    const std::int32_t lo = offset[v], hi = offset[v + 1];
+    for (std::int32_t i = lo; i < hi; ++i) s += tmp[corner[i]];
+    lumped[v] = s;
+  }
+}
+
+const Registration target_tuned_direct_registration{target_variant(
+    "mesh", "target_tuned_direct",
+    "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
+    target_tuned_direct, direct_data).for_kernel("direct")};
+const Registration target_tuned_downward_registration{target_variant(
+    "mesh", "target_tuned_downward",
+    "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
+    target_tuned_downward, downward_data).for_kernel("downward")};
+const Registration target_tuned_transverse_registration{target_variant(
+    "mesh", "target_tuned_transverse",
+    "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
+    target_tuned_transverse, transverse_data).for_kernel("transverse")};
+const Registration target_tuned_ball_csr_registration{target_variant(
+    "mesh", "target_tuned_ball_csr", "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
+    target_tuned_ball_csr, ball_csr_data).for_kernel("upward_csr")};
+const Registration target_tuned_ball_binned_registration{target_variant(
+    "mesh", "target_tuned_ball_binned",
+    "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
+    target_tuned_ball_binned, ball_binned_data).for_kernel("upward_binned")};
+const Registration target_tuned_lumped_atomic_registration{target_variant(
+    "mesh", "target_tuned_lumped_atomic",
+    "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
+    target_tuned_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic")};
+const Registration target_tuned_lumped_scatter_gather_registration{target_variant(
+    "mesh", "target_tuned_lumped_scatter_gather",
+    "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
+    target_tuned_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather")};
+
+}  // namespace
+}  // namespace ompref::mesh
