@@ -8,7 +8,8 @@ file(GLOB sources "${SOURCE_DIR}/src/native_cuda/*.cu")
 if(NOT sources)
   message(FATAL_ERROR "no CUDA sources in ${SOURCE_DIR}/src/native_cuda")
 endif()
-set(flags -std=c++17 -O3 -arch=${ARCH} -I${SOURCE_DIR}/src -Xcompiler=-Wall,-Wextra)
+set(flags -std=c++17 -O3 -arch=${ARCH} -I${SOURCE_DIR}/src -Xcompiler=-Wall,-Wextra,-Wno-unknown-pragmas
+    -diag-suppress=1675)  # as the gpu build (CMakeLists.txt, cmake/Native.cmake): the headers' OpenMP pragmas
 string(REPLACE "|" ";" includes "${INCLUDES}")
 foreach(dir IN LISTS includes)
   list(APPEND flags -I${dir})
