@@ -60,6 +60,21 @@ TEST(GppSteps, EveryTunedShapeValidates) {
     }
 }
 
+// target_multi runs target_tuned's threads over each device's rows: every
+// shape validates with one share and with the rows split two and three ways
+// (the shares on device 0 again: on the host the split is all there is).
+TEST(GppSteps, TargetMultiValidatesOnEveryTunedShapeAndSplit) {
+  auto s = make_instance(Deck{30, 2, 500, 10}, Data::varied, test_limits());
+  const Variant* v = registry().variant("gpp", "target_multi");
+  ASSERT_NE(v, nullptr);
+  for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}})
+    for (int bands : {1, 2, 4, 8}) {
+      s->tuned = TunedShape{bands, 64, 48, false};
+      const Check c = run_variant(*v, *s, "tiny", RunSettings{1, 0, {}}, 0, devices).check;
+      EXPECT_TRUE(c.valid) << devices.size() << " shares, " << to_string(s->tuned) << ": " << c.detail;
+    }
+}
+
 TEST(GppSteps, TunedShapesAreParsedStrictly) {
   const TunedShape d = parse_tuned_shape("2,64,32");
   EXPECT_EQ(d.bands, 2);

@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -114,6 +115,30 @@ TEST(NativeFraction, TargetRunsGetTheirTwinsTimeRatio) {
   invalid_twin[1].check.valid = false;
   set_native_fractions(invalid_twin);
   EXPECT_FALSE(invalid_twin[0].native_fraction) << "a twin that failed validation is no reference";
+}
+
+// native_fraction pairs a twin with the target runs of its kernel tag: the
+// twins of gpp and lbm are held against target_tuned and target_fused alone.
+TEST(NativeFraction, TwinsShareTheirTargetVariantsKernelTag) {
+  const std::pair<const char*, const char*> twins[] = {{"gpp", "tuned"}, {"lbm", "fused"}};
+  for (const auto& [workload, tag] : twins) {
+    const Variant* target = registry().variant(workload, std::string("target_") + tag);
+    ASSERT_NE(target, nullptr) << workload;
+    EXPECT_EQ(target->kernel, tag);
+    for (const Variant* v : registry().variants(workload)) {
+      if (v->kind == Kind::target && v != target) {
+        EXPECT_NE(v->kernel, tag) << v->name;
+      }
+    }
+    const Variant* twin = registry().variant(workload, std::string("native_") + tag);
+    if (OMPREF_NATIVE_BUILD) {
+      ASSERT_NE(twin, nullptr) << workload;
+      EXPECT_EQ(twin->kernel, tag);
+      EXPECT_EQ(twin->kind, Kind::native);
+    } else {
+      EXPECT_EQ(twin, nullptr) << workload;
+    }
+  }
 }
 
 std::string table_of(const std::vector<RunResult>& runs) {

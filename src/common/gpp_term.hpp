@@ -8,8 +8,10 @@
 //
 // Written once, here, as inline functions declared for the device: every host
 // and target variant (src/omp_host/gpp*.cpp, src/omp_target/gpp*.cpp) calls
-// them, none copies them into its loop.
+// them, none copies them into its loop; so does the CUDA twin
+// (src/native_cuda/gpp.cu), for which OMPREF_HOST_DEVICE marks them.
 #include "common/complex.hpp"
+#include "common/host_device.hpp"
 
 namespace ompref::gpp {
 
@@ -22,19 +24,20 @@ constexpr double wx_floor = 1e-6;
 constexpr int nfreq = 3;
 
 // wx(n1, iw) = e_lk - e_n1kq(n1) + dw (iw - 1), clamped below at 1e-6.
-inline double wx_of(double e_n1kq, int iw) {
+OMPREF_HOST_DEVICE inline double wx_of(double e_n1kq, int iw) {
   const double w = e_lk - e_n1kq + dw * double(iw - 1);
   return w < wx_floor ? wx_floor : w;
 }
 
 // factor(k, n1) from aqsmtemp[igp][n1], aqsntemp[igp][n1], vcoul[igp], wtilde_array[igp][k].
-inline Complex factor_of(Complex aqsm, Complex aqsn, double vcoul, Complex wtilde_igp) {
+OMPREF_HOST_DEVICE inline Complex factor_of(Complex aqsm, Complex aqsn, double vcoul, Complex wtilde_igp) {
   return scale(conj(aqsm) * aqsn, 0.5 * vcoul) * wtilde_igp;
 }
 
 // One (n1, k, ig) element for the three frequencies, as the mini-app writes it:
 // acc[iw] += conj(wdiff) / |wdiff|^2 * I_eps * factor.
-inline void add_term(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Complex factor, Complex3& acc) {
+OMPREF_HOST_DEVICE inline void add_term(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Complex factor,
+                                        Complex3& acc) {
   for (int iw = 0; iw < nfreq; ++iw) {
     const Complex wdiff = real_minus(wx[iw], wtilde);
     const Complex delw = scale(conj(wdiff), 1.0 / norm2(wdiff));
@@ -50,7 +53,8 @@ inline void add_term(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Co
 // |wdiff|^2 lies within [1e-100, 1e100]: true of both data sets here (|wdiff|^2
 // >= 0.09 and <= 200), not of data with wdiff = 0, where the mini-app divides
 // by zero as well.
-inline void add_term_factored(const double (&wx)[nfreq], Complex wtilde, Complex ieps, Complex (&s)[nfreq]) {
+OMPREF_HOST_DEVICE inline void add_term_factored(const double (&wx)[nfreq], Complex wtilde, Complex ieps,
+                                                 Complex (&s)[nfreq]) {
   const double wim = wtilde.im, im2 = wim * wim;
   // conj(wdiff) I_eps = (r + i wim)(e.re + i e.im) with r = wx - wtilde.re:
   // the products of wim do not depend on the frequency, so they are formed

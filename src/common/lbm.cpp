@@ -120,7 +120,7 @@ void LbmInstance::initial_state(double* pop) const {
       }
     }
     const double r = p.rho_gas + (p.rho_liquid - p.rho_gas) * liquid;
-    for (int i = 0; i < Q; ++i) pop[i * stride + k] = wt[i] * r;  // equilibrium at rest
+    for (int i = 0; i < Q; ++i) pop[i * stride + k] = wt(i) * r;  // equilibrium at rest
   }
 }
 

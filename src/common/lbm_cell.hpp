@@ -14,19 +14,40 @@
 #include <cmath>
 #include <cstdint>
 
+#include "common/host_device.hpp"
+
 namespace ompref::lbm {
 
 // The cell functions are always inlined: a call left in a cell loop keeps the
 // host's `omp simd` from vectorising it.
 #pragma omp declare target
 
+// The direction tables are read through functions, ex(i) ... wt(i): nvcc (the
+// CUDA twin, src/native_cuda/lbm.cu) does not let device code index a
+// namespace-scope constexpr array, only call a constexpr function. Once a
+// loop over i is unrolled, every call is a constant, as the array reads were.
 constexpr int Q = 19;
-constexpr int ex[Q] = {0, 1, 1, 0, -1, -1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, -1, 1};
-constexpr int ey[Q] = {0, 0, 1, 1, 1, 0, -1, -1, -1, 1, 0, -1, -1, 0, 1, 0, 0, 0, 0};
-constexpr int ez[Q] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, -1, -1, -1, 1, 1, -1, -1};
-constexpr int opp[Q] = {0, 5, 6, 7, 8, 1, 2, 3, 4, 12, 13, 14, 9, 10, 11, 17, 18, 15, 16};
+OMPREF_HOST_DEVICE constexpr int ex(int i) {
+  constexpr int t[Q] = {0, 1, 1, 0, -1, -1, -1, 0, 1, 0, 0, 0, 0, 0, 0, 1, -1, -1, 1};
+  return t[i];
+}
+OMPREF_HOST_DEVICE constexpr int ey(int i) {
+  constexpr int t[Q] = {0, 0, 1, 1, 1, 0, -1, -1, -1, 1, 0, -1, -1, 0, 1, 0, 0, 0, 0};
+  return t[i];
+}
+OMPREF_HOST_DEVICE constexpr int ez(int i) {
+  constexpr int t[Q] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, -1, -1, -1, 1, 1, -1, -1};
+  return t[i];
+}
+OMPREF_HOST_DEVICE constexpr int opp(int i) {
+  constexpr int t[Q] = {0, 5, 6, 7, 8, 1, 2, 3, 4, 12, 13, 14, 9, 10, 11, 17, 18, 15, 16};
+  return t[i];
+}
 constexpr double w0 = 1.0 / 3.0, w1 = 1.0 / 18.0, w2 = 1.0 / 36.0;
-constexpr double wt[Q] = {w0, w1, w2, w1, w2, w1, w2, w1, w2, w2, w1, w2, w2, w1, w2, w2, w2, w2, w2};
+OMPREF_HOST_DEVICE constexpr double wt(int i) {
+  constexpr double t[Q] = {w0, w1, w2, w1, w2, w1, w2, w1, w2, w2, w1, w2, w2, w1, w2, w2, w2, w2, w2};
+  return t[i];
+}
 
 // Everything a cell update needs besides its neighbourhood (passed by value to kernels).
 struct Coeffs {
@@ -46,14 +67,15 @@ struct Grid {
 };
 
 // Density and velocity moments of one cell (u = j / rho).
-[[gnu::always_inline]] inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
   double r = 0, jx = 0, jy = 0, jz = 0;
   #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) {
     r += f[i];
-    if (ex[i] > 0) jx += f[i]; else if (ex[i] < 0) jx -= f[i];
-    if (ey[i] > 0) jy += f[i]; else if (ey[i] < 0) jy -= f[i];
-    if (ez[i] > 0) jz += f[i]; else if (ez[i] < 0) jz -= f[i];
+    if (ex(i) > 0) jx += f[i]; else if (ex(i) < 0) jx -= f[i];
+    if (ey(i) > 0) jy += f[i]; else if (ey(i) < 0) jy -= f[i];
+    if (ez(i) > 0) jz += f[i]; else if (ez(i) < 0) jz -= f[i];
   }
   rho = r;
   const double inv = 1.0 / r;
@@ -63,22 +85,22 @@ struct Grid {
 }
 
 // The Shan-Chen pseudopotential psi = 1 - exp(-rho).
-inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
+OMPREF_HOST_DEVICE inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 
 // Total force on a fluid cell: cohesion -G psi sum w psi_n e, adsorption
 // -G_ads psi sum w s_n e (s = 1 on solid neighbours), gravity rho g.
 // psin[i] and solid_n[i] belong to the neighbour at x + e_i (index 0 unused).
-[[gnu::always_inline]] inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
-                                               const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy,
-                                               double& Fz) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
+                        const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy, double& Fz) {
   double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
   #pragma GCC unroll 19
   for (int i = 1; i < Q; ++i) {
-    const double p = wt[i] * psin[i];
-    const double s = solid_n[i] ? wt[i] : 0.0;
-    if (ex[i] > 0) { sx += p; ax += s; } else if (ex[i] < 0) { sx -= p; ax -= s; }
-    if (ey[i] > 0) { sy += p; ay += s; } else if (ey[i] < 0) { sy -= p; ay -= s; }
-    if (ez[i] > 0) { sz += p; az += s; } else if (ez[i] < 0) { sz -= p; az -= s; }
+    const double p = wt(i) * psin[i];
+    const double s = solid_n[i] ? wt(i) : 0.0;
+    if (ex(i) > 0) { sx += p; ax += s; } else if (ex(i) < 0) { sx -= p; ax -= s; }
+    if (ey(i) > 0) { sy += p; ay += s; } else if (ey(i) < 0) { sy -= p; ay -= s; }
+    if (ez(i) > 0) { sz += p; az += s; } else if (ez(i) < 0) { sz -= p; az -= s; }
   }
   const double cg = -c.G * psi, ca = -c.G_ads * psi;
   Fx = cg * sx + ca * ax + rho * c.gx;
@@ -88,18 +110,18 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 
 // BGK collision towards f_eq(rho, u_eq), u_eq = u + tau F / rho (Shan-Chen's
 // velocity shift), in place.
-[[gnu::always_inline]] inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux, double uy,
-                                           double uz, double Fx, double Fy, double Fz) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux,
+                                                              double uy, double uz, double Fx, double Fy, double Fz) {
   const double s = c.tau / rho;
   const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
   const double usq = 1.5 * (vx * vx + vy * vy + vz * vz);
   #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) {
     double eu = 0;
-    if (ex[i] > 0) eu += vx; else if (ex[i] < 0) eu -= vx;
-    if (ey[i] > 0) eu += vy; else if (ey[i] < 0) eu -= vy;
-    if (ez[i] > 0) eu += vz; else if (ez[i] < 0) eu -= vz;
-    const double feq = wt[i] * rho * (1.0 + 3.0 * eu + 4.5 * eu * eu - usq);
+    if (ex(i) > 0) eu += vx; else if (ex(i) < 0) eu -= vx;
+    if (ey(i) > 0) eu += vy; else if (ey(i) < 0) eu -= vy;
+    if (ez(i) > 0) eu += vz; else if (ez(i) < 0) eu -= vz;
+    const double feq = wt(i) * rho * (1.0 + 3.0 * eu + 4.5 * eu * eu - usq);
     f[i] = f[i] - c.omega * (f[i] - feq);
   }
 }
@@ -108,13 +130,13 @@ inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 // (walls are solid cells inside the lattice, so a wrap across a wall face
 // only ever reaches a solid cell).
 // Cell indices are ints: make_instance refuses lattices of 2^30 cells or more.
-inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) {
+OMPREF_HOST_DEVICE inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) {
   const int X[3] = {x == 0 ? g.nx - 1 : x - 1, x, x == g.nx - 1 ? 0 : x + 1};
   const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) * g.nx, y * g.nx, (y == g.ny - 1 ? 0 : y + 1) * g.nx};
   const int plane = g.nx * g.ny;
   const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) * plane, z * plane, (z == g.nz - 1 ? 0 : z + 1) * plane};
   #pragma GCC unroll 19
-  for (int i = 0; i < Q; ++i) nb[i] = X[ex[i] + 1] + Y[ey[i] + 1] + Z[ez[i] + 1];
+  for (int i = 0; i < Q; ++i) nb[i] = X[ex(i) + 1] + Y[ey(i) + 1] + Z[ez(i) + 1];
 }
 
 // Offsets of the 19 neighbours of a cell of row (y, z) that is not on an x
@@ -122,15 +144,15 @@ inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) 
 // k + off[i] all along the row's interior. Written this way, the neighbours of
 // consecutive cells are consecutive addresses: the host's `omp simd` loads
 // and stores them as vectors instead of gathering them one by one.
-inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
+OMPREF_HOST_DEVICE inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
   const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) - y, 0, (y == g.ny - 1 ? 0 : y + 1) - y};
   const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) - z, 0, (z == g.nz - 1 ? 0 : z + 1) - z};
   #pragma GCC unroll 19
-  for (int i = 0; i < Q; ++i) off[i] = ex[i] + g.nx * (Y[ey[i] + 1] + g.ny * Z[ez[i] + 1]);
+  for (int i = 0; i < Q; ++i) off[i] = ex(i) + g.nx * (Y[ey(i) + 1] + g.ny * Z[ez(i) + 1]);
 }
 
 // Loads the 19 populations of cell k.
-[[gnu::always_inline]] inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void load_cell(const double* f, long stride, long k, double (&fl)[Q]) {
   #pragma GCC unroll 19
   for (int i = 0; i < Q; ++i) fl[i] = f[i * stride + k];
 }
@@ -139,9 +161,9 @@ inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
 // (fluid) or the fixed solid density (solid). Branch-free (a solid cell's
 // populations are loaded and dropped), so that a vectorised loop needs no
 // masked loads. Returns the density it stored.
-[[gnu::always_inline]] inline double moments_cell(const Coeffs& c, const double* f, long stride,
-                                                const std::uint8_t* solid, long k, double* rho, double* ux,
-                                                double* uy, double* uz) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline double moments_cell(const Coeffs& c, const double* f, long stride,
+                                                                     const std::uint8_t* solid, long k, double* rho,
+                                                                     double* ux, double* uy, double* uz) {
   double fl[Q], r, vx, vy, vz;
   load_cell(f, stride, k, fl);
   moments(fl, r, vx, vy, vz);
@@ -155,13 +177,14 @@ inline void row_offsets(const Grid& g, int y, int z, int (&off)[Q]) {
 }
 
 // calculate_phi for one cell: the moments, and psi for every cell.
-[[gnu::always_inline]] inline void phi_cell(const Coeffs& c, const double* f, long stride,
-                                            const std::uint8_t* solid, long k, double* rho, double* ux,
-                                            double* uy, double* uz, double* psi) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void phi_cell(const Coeffs& c, const double* f, long stride,
+                                                               const std::uint8_t* solid, long k, double* rho,
+                                                               double* ux, double* uy, double* uz, double* psi) {
   psi[k] = pseudo_potential(moments_cell(c, f, stride, solid, k, rho, ux, uy, uz));
 }
 
 // psi alone (the fused form's first pass): the same sum, in the same order, as moments().
+OMPREF_HOST_DEVICE
 inline double psi_cell(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid, long k) {
   if (solid[k]) return pseudo_potential(c.rho_solid);
   double r = 0;
@@ -173,9 +196,9 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
 // calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
 // given: force from the neighbours' psi and solid flags, then the collision;
 // `fl` holds the post-collision populations (where they go is the caller's).
-[[gnu::always_inline]] inline void fn_cell(const Coeffs& c, const std::uint8_t* solid, const double* psi, long k,
-                                           const int (&nb)[Q], double rho, double ux, double uy, double uz,
-                                           double (&fl)[Q]) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_cell(const Coeffs& c, const std::uint8_t* solid,
+                                                              const double* psi, long k, const int (&nb)[Q], double rho,
+                                                              double ux, double uy, double uz, double (&fl)[Q]) {
   double psin[Q];
   std::uint8_t sn[Q];
   #pragma GCC unroll 19
@@ -192,9 +215,9 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
 // with rho and u from calculate_phi: load, force and collision, then push
 // (stream to x + e_i) into the next lattice `out`. Every three-pass variant's
 // kernel calls it.
-[[gnu::always_inline]] inline void fn_push(const Coeffs& c, const double* f, double* out, long stride,
-                                           const std::uint8_t* solid, const double* psi, long k, const int (&nb)[Q],
-                                           double rho, double ux, double uy, double uz) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void fn_push(const Coeffs& c, const double* f, double* out, long stride, const std::uint8_t* solid,
+                    const double* psi, long k, const int (&nb)[Q], double rho, double ux, double uy, double uz) {
   double fl[Q];
   load_cell(f, stride, k, fl);
   fn_cell(c, solid, psi, k, nb, rho, ux, uy, uz, fl);
@@ -205,12 +228,13 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
 // update_boundary for solid cell k at (x, y, z): half-way bounce-back. What
 // calculate_fn pushed into it from the fluid cell s - e_i goes back to that
 // cell as the opposite direction.
+OMPREF_HOST_DEVICE
 inline void bounce_back(const Grid& g, const std::uint8_t* solid, double* out, int x, int y, int z, long k) {
   int nb[Q];
   neighbour_indices(g, x, y, z, nb);
   for (int i = 1; i < Q; ++i) {
-    const int from = nb[opp[i]];  // s - e_i
-    if (!solid[from]) out[opp[i] * g.stride + from] = out[i * g.stride + k];
+    const int from = nb[opp(i)];  // s - e_i
+    if (!solid[from]) out[opp(i) * g.stride + from] = out[i * g.stride + k];
   }
 }
 
@@ -218,16 +242,16 @@ inline void bounce_back(const Grid& g, const std::uint8_t* solid, double* out, i
 // and the host reference): rho and u recomputed from the loaded populations,
 // force and collision, then a push in which a population headed for a solid
 // cell lands, reversed, back in cell k: where bounce_back would put it.
-[[gnu::always_inline]] inline void fn_push_bounce(const Coeffs& c, const double* f, double* out, long stride,
-                                                  const std::uint8_t* solid, const double* psi, long k,
-                                                  const int (&nb)[Q]) {
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_push_bounce(const Coeffs& c, const double* f, double* out,
+                                                                     long stride, const std::uint8_t* solid,
+                                                                     const double* psi, long k, const int (&nb)[Q]) {
   double fl[Q];
   load_cell(f, stride, k, fl);
   double r, vx, vy, vz;
   moments(fl, r, vx, vy, vz);
   fn_cell(c, solid, psi, k, nb, r, vx, vy, vz, fl);
   long dst[Q];
-  for (int i = 0; i < Q; ++i) dst[i] = solid[nb[i]] ? opp[i] * stride + k : i * stride + nb[i];
+  for (int i = 0; i < Q; ++i) dst[i] = solid[nb[i]] ? opp(i) * stride + k : i * stride + nb[i];
   for (int i = 0; i < Q; ++i) out[dst[i]] = fl[i];
 }
 

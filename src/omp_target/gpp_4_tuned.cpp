@@ -10,10 +10,14 @@
 // - one divide for the three 1/|wdiff|^2 (add_term_factored).
 // The shape (bands, ig chunk, thread_limit, reduction) is --tuned-shape
 // (GppInstance::tuned); its default is the fastest shape measured on the H200.
+// One thread's work, tuned_element, is src/common/gpp_tuned.hpp: target_multi
+// (gpp_5_multi.cpp) and the CUDA twin native_tuned (src/native_cuda/gpp.cu)
+// run the same function.
 #include <algorithm>
 
 #include "common/complex.hpp"
 #include "common/gpp.hpp"
+#include "common/gpp_tuned.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
@@ -21,39 +25,6 @@ namespace ompref::gpp {
 DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
-
-#pragma omp declare target
-// One thread's work: bands [n0, n0 + Bands) at k, rows [ig0, ig1); returns its three sums.
-template <int Bands>
-inline Complex3 tuned_element(int n0, int k, int ig0, int ig1, int nb, int ngpown, const Complex* aqsm,
-                              const Complex* aqsn, const Complex* ieps, const Complex* wtilde, const double* vcoul,
-                              const double* e_n1kq, const int* inv_igp_index, const int* indinv) {
-  double wx[Bands][nfreq];
-  Complex sum[Bands][nfreq];
-  for (int b = 0; b < Bands; ++b) {
-    const int n1 = n0 + b < nb ? n0 + b : nb - 1;  // past the last band: computed, then dropped
-    for (int iw = 0; iw < nfreq; ++iw) {
-      wx[b][iw] = wx_of(e_n1kq[n1], iw);
-      sum[b][iw] = Complex{0.0, 0.0};
-    }
-  }
-  for (int ig = ig0; ig < ig1; ++ig) {
-    const Complex w = wtilde[ig * ngpown + k];
-    const Complex e = ieps[ig * ngpown + k];
-    for (int b = 0; b < Bands; ++b) add_term_factored(wx[b], w, e, sum[b]);
-  }
-  const int igp = indinv[inv_igp_index[k]];
-  const Complex wk = wtilde[igp * ngpown + k];
-  Complex3 loc = complex3_zero();
-  for (int b = 0; b < Bands; ++b) {
-    if (n0 + b >= nb) break;
-    const int n1 = n0 + b;
-    const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wk);
-    for (int iw = 0; iw < nfreq; ++iw) loc.v[iw] += sum[b][iw] * factor;
-  }
-  return loc;
-}
-#pragma omp end declare target
 
 template <int Bands>
 Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool scalars) {
@@ -114,7 +85,8 @@ void target_tuned(GppInstance& s, RunContext& ctx) {
 const Registration target_tuned_registration{target_variant(
     "gpp", "target_tuned",
     "coalesced k, several bands per thread, ig chunks as a third collapsed loop, factor out of the ig sum, one divide for three",
-    target_tuned, device_data)};
+    target_tuned, device_data)
+        .for_kernel("tuned")};  // the kernel tag its CUDA twin native_tuned (src/native_cuda/gpp.cu) shares
 
 }  // namespace
 }  // namespace ompref::gpp

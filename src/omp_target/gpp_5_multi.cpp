@@ -1,20 +1,27 @@
-// gpp on the device, step 5: every device. Built on target_udr's loop, not
-// target_tuned's (`diff src/omp_target/gpp_2_udr.cpp src/omp_target/gpp_5_multi.cpp`):
-// device i of n gets the rows [nc i / n, nc (i+1) / n) of I_eps_array (and
-// every other array whole: wtilde is also read at igp) and runs target_udr's
-// arithmetic on its rows with `nowait`; the host adds the partial sums after a
-// taskwait. With one device it computes what target_udr computes, in the same
-// (k, n1) threads. One difference of shape: a `reduction` clause on a
-// `target ... nowait` construct hangs clang-19's runtime when the region falls
-// back to the host, so the reduction is over n1 inside each team (`parallel
-// for reduction`), and each team writes its k's partial sum to an array the
-// host adds up.
+// gpp on the device, step 5: every device, on target_tuned's kernel. What it
+// changes from target_tuned (`diff src/omp_target/gpp_4_tuned.cpp src/omp_target/gpp_5_multi.cpp`):
+// - device i of n gets the rows [nc i / n, nc (i+1) / n) of I_eps_array (and
+//   every other array whole: wtilde is also read at igp) and runs target_tuned's
+//   threads (tuned_element, the same --tuned-shape) over its rows with
+//   `nowait`; the host adds the devices' partial sums after a taskwait. The
+//   work of each device is a 1/n share of the same kernel, so n devices take
+//   about 1/n of target_tuned's time, where a step built on a slower kernel
+//   would only divide a slower time.
+// - the reduction moves into the teams: a `reduction` clause on a `target ...
+//   nowait` construct hangs clang-19's runtime when the region falls back to
+//   the host, so each team takes `threads` consecutive (band block, k) pairs
+//   of one ig chunk (target_tuned's collapsed order, k fastest), reduces them
+//   with `parallel for reduction(c3sum)` and writes one partial sum, and the
+//   host adds the partial sums. With one device it computes what target_tuned
+//   computes, in the same threads.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "common/complex.hpp"
 #include "common/gpp.hpp"
+#include "common/gpp_tuned.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
@@ -45,7 +52,18 @@ DeviceData share_data(GppInstance& s, std::size_t i, std::size_t n) {
       .in(s.indinv);
 }
 
-void target_multi(GppInstance& s, RunContext& ctx) {
+// A device's teams: (ig chunk of its rows, tile of `threads` consecutive (band block, k) pairs).
+struct Teams {
+  int chunks, tiles;
+  int count() const { return chunks * tiles; }
+};
+Teams teams_of(const GppInstance& s, const Share& sh, int bands, const TunedShape& t) {
+  const long pairs = long((s.nb + bands - 1) / bands) * s.ngpown;
+  return Teams{std::max(1, (sh.hi - sh.lo + t.ig_chunk - 1) / t.ig_chunk), int((pairs + t.threads - 1) / t.threads)};
+}
+
+template <int Bands>
+Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
   const Complex* aqsn = s.aqsntemp.data();
@@ -55,9 +73,13 @@ void target_multi(GppInstance& s, RunContext& ctx) {
   const double* e_n1kq = s.e_n1kq.data();
   const int* inv_igp_index = s.inv_igp_index.data();
   const int* indinv = s.indinv.data();
-  const std::vector<int> devices = multi_devices(ctx);
-  // Per device, one partial sum per k, written by the team that owns k.
-  std::vector<Complex3> partial(devices.size() * ngpown);
+  const int ig_chunk = s.tuned.ig_chunk, threads = s.tuned.threads;
+  const long pairs = long((nb + Bands - 1) / Bands) * ngpown;
+  // Per device, one partial sum per team, written by the team.
+  std::vector<std::size_t> first(devices.size() + 1, 0);
+  for (std::size_t i = 0; i < devices.size(); ++i)
+    first[i + 1] = first[i] + std::size_t(teams_of(s, share(s, i, devices.size()), Bands, s.tuned).count());
+  std::vector<Complex3> partial(first.back());
   // The target tasks are made inside a parallel region, one thread per device
   // (so a runtime without asynchronous targets still runs the devices at once).
   // Outside one, gcc-12's libgomp gives `nowait` an ad-hoc team that the next
@@ -68,34 +90,42 @@ void target_multi(GppInstance& s, RunContext& ctx) {
     for (std::size_t i = 0; i < devices.size(); ++i) {
       const int dev = devices[i];
       const Share sh = share(s, i, devices.size());
-      const int ig_lo = sh.lo, ig_hi = sh.hi;
+      const Teams t = teams_of(s, sh, Bands, s.tuned);
+      const int ig_lo = sh.lo, ig_hi = sh.hi, tiles = t.tiles, nteams = t.count();
       const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
-      Complex3* part = partial.data() + i * ngpown;  // lives until the taskwait
-#pragma omp target teams distribute device(dev) nowait depend(out : part[0])                               \
-    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],       \
-                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:ngpown])
-      for (int k = 0; k < ngpown; ++k) {
-        const int igp = indinv[inv_igp_index[k]];
+      Complex3* part = partial.data() + first[i];  // lives until the taskwait
+#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(nteams) thread_limit(threads) \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],                 \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:nteams])
+      for (int team = 0; team < nteams; ++team) {
+        const int c = team / tiles;
+        const long p0 = long(team % tiles) * threads, p1 = std::min(pairs, p0 + threads);
+        const int ig0 = ig_lo + c * ig_chunk, ig1 = std::min(ig_hi, ig0 + ig_chunk);
         Complex3 acc = complex3_zero();
 #pragma omp parallel for reduction(c3sum : acc)
-        for (int n1 = 0; n1 < nb; ++n1) {
-          double wx[nfreq];
-          for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
-          Complex3 loc = complex3_zero();
-          for (int ig = ig_lo; ig < ig_hi; ++ig) {
-            const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
-            add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
-          }
-          complex3_combine(acc, loc);
+        for (long p = p0; p < p1; ++p) {
+          const int bb = int(p / ngpown), k = int(p % ngpown);
+          complex3_combine(acc, tuned_element<Bands>(bb * Bands, k, ig0, ig1, nb, ngpown, aqsm, aqsn, ieps, wtilde,
+                                                     vcoul, e_n1kq, inv_igp_index, indinv));
         }
-        part[k] = acc;
+        part[team] = acc;
       }
     }
 #pragma omp taskwait
   }
   Complex3 total = complex3_zero();
   for (const Complex3& p : partial) complex3_combine(total, p);
-  s.achtemp = total;
+  return total;
+}
+
+void target_multi(GppInstance& s, RunContext& ctx) {
+  const std::vector<int> devices = multi_devices(ctx);
+  switch (s.tuned.bands) {
+    case 1: s.achtemp = multi_kernel<1>(s, devices); break;
+    case 2: s.achtemp = multi_kernel<2>(s, devices); break;
+    case 8: s.achtemp = multi_kernel<8>(s, devices); break;
+    default: s.achtemp = multi_kernel<4>(s, devices); break;
+  }
 }
 
 // Each device of the run gets its share before timing and releases it after.
@@ -112,7 +142,9 @@ Variant multi_variant() {
   v.workload = "gpp";
   v.name = "target_multi";
   v.kind = Kind::target;
-  v.sentence = "target_udr split over every device by rows of ig: `device(d) nowait depend`, partial sums added on the host";
+  v.sentence =
+      "target_tuned split over every device by rows of ig: `device(d) nowait depend`, a partial sum per team, "
+      "added on the host";
   v.run = typed(target_multi);
   v.enter_data = [](Instance& instance, RunContext& ctx) { each_share(instance, ctx, &DeviceData::enter); };
   v.exit_data = [](Instance& instance, RunContext& ctx) { each_share(instance, ctx, &DeviceData::exit); };

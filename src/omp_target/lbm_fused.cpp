@@ -79,7 +79,8 @@ void target_fused(LbmInstance& s, RunContext& ctx) {
 const Registration target_fused_registration{target_variant(
     "lbm", "target_fused",
     "two passes instead of three: psi alone, then force + collision + streaming + bounce-back, rho and u recomputed",
-    target_fused, device_data)};
+    target_fused, device_data)
+        .for_kernel("fused")};  // the kernel tag its CUDA twin native_fused (src/native_cuda/lbm.cu) shares
 
 }  // namespace
 }  // namespace ompref::lbm

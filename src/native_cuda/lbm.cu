@@ -1,0 +1,113 @@
+// lbm as plain CUDA: the native twin of target_fused (src/omp_target/lbm_fused.cpp,
+// docs/native.md), on the same lattices, entered by the runner from the same
+// DeviceData declaration (device_data, src/omp_target/lbm.cpp), validated
+// against the same host reference, held against target_fused by
+// native_fraction (both carry the kernel tag "fused").
+//
+// The same two passes per time step, each a kernel of one thread per cell,
+// calling the same cell arithmetic (src/common/lbm_cell.hpp): psi alone
+// (psi_cell), then force, collision, push and bounce-back (fn_push_bounce)
+// for every fluid cell. A block is target_fused's tile (--fused-shape, default
+// 128x1x1: x fastest, so a warp reads and writes 32 consecutive doubles of
+// each direction array), the grid the tiles along x, y and z, so a thread
+// finds its cell from the block and thread indices alone (no division of a
+// flattened index, as the OpenMP loop over (tile, cell) needs). The collision
+// kernel is register-bound (172 registers unconstrained: 8 warps per
+// multiprocessor with 128-thread blocks); __launch_bounds__ holds it to 128,
+// 16 warps per multiprocessor whatever the block, a few values spilled to L1.
+#include <cstdint>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "common/lbm.hpp"
+#include "common/registry.hpp"
+#include "native_cuda/cuda_support.hpp"
+
+namespace ompref::lbm {
+
+DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp: the arrays, declared once
+
+namespace {
+
+using native::check_launch;
+
+constexpr int max_grid_yz = 65535;  // CUDA's limit on gridDim.y and gridDim.z
+
+// The cell of this thread; false outside the lattice (tiles that stick out).
+__device__ bool this_cell(const Grid& g, int& x, int& y, int& z, long& k) {
+  x = blockIdx.x * blockDim.x + threadIdx.x;
+  y = blockIdx.y * blockDim.y + threadIdx.y;
+  z = blockIdx.z * blockDim.z + threadIdx.z;
+  k = x + long(g.nx) * (y + long(g.ny) * z);
+  return x < g.nx && y < g.ny && z < g.nz;
+}
+
+// psi of every cell (solid cells: the walls' fixed density).
+template <int MaxThreads, int MinBlocks>
+__global__ void __launch_bounds__(MaxThreads, MinBlocks)
+    psi_pass(Coeffs c, Grid g, const double* __restrict__ f, const std::uint8_t* __restrict__ solid,
+             double* __restrict__ psi) {
+  int x, y, z;
+  long k;
+  if (this_cell(g, x, y, z, k)) psi[k] = psi_cell(c, f, g.stride, solid, k);
+}
+
+// Force, collision, push and bounce-back of every fluid cell into the next lattice.
+template <int MaxThreads, int MinBlocks>
+__global__ void __launch_bounds__(MaxThreads, MinBlocks)
+    fn_pass(Coeffs c, Grid g, const double* __restrict__ f, double* __restrict__ out,
+            const std::uint8_t* __restrict__ solid, const double* __restrict__ psi) {
+  int x, y, z;
+  long k;
+  if (!this_cell(g, x, y, z, k) || solid[k]) return;
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  fn_push_bounce(c, f, out, g.stride, solid, psi, k, nb);
+}
+
+// One step's two kernels for blocks of up to MaxThreads threads, MinBlocks of
+// them per multiprocessor: 128 registers a thread, 16 warps per multiprocessor.
+template <int MaxThreads, int MinBlocks>
+void step(LbmInstance& s, RunContext& ctx, dim3 grid, dim3 block, const std::uint8_t* solid, double* psi) {
+  const double* f = native::present(s.current(), ctx.device);
+  double* out = native::present(s.next(), ctx.device);
+  psi_pass<MaxThreads, MinBlocks><<<grid, block>>>(s.coeffs, s.grid, f, solid, psi);
+  check_launch("psi_pass");
+  ctx.clock.lap("calculate_phi");
+  fn_pass<MaxThreads, MinBlocks><<<grid, block>>>(s.coeffs, s.grid, f, out, solid, psi);
+  check_launch("fn_pass");
+  ctx.clock.lap("calculate_fn");
+}
+
+void native_fused(LbmInstance& s, RunContext& ctx) {
+  native::select(ctx.device);
+  const Grid& g = s.grid;
+  const Shape& t = s.p.fused_shape;  // at most 1024 cells: make_instance checks it
+  const dim3 block{unsigned(t[0]), unsigned(t[1]), unsigned(t[2])};
+  const dim3 grid(unsigned((g.nx + t[0] - 1) / t[0]), unsigned((g.ny + t[1] - 1) / t[1]),
+                  unsigned((g.nz + t[2] - 1) / t[2]));
+  if (grid.y > max_grid_yz || grid.z > max_grid_yz)
+    throw std::runtime_error(fmt::format("native_fused: {} x {} tiles along y and z; CUDA's grid takes at most {} each",
+                                         grid.y, grid.z, max_grid_yz));
+  const std::uint8_t* solid = native::present(s.solid.data(), ctx.device);
+  double* psi = native::present(s.psi.data(), ctx.device);
+  const int threads = t[0] * t[1] * t[2];
+  for (int n = 0; n < s.p.steps; ++n) {
+    if (threads <= 128) step<128, 4>(s, ctx, grid, block, solid, psi);
+    else if (threads <= 256) step<256, 2>(s, ctx, grid, block, solid, psi);
+    else if (threads <= 512) step<512, 1>(s, ctx, grid, block, solid, psi);
+    else step<1024, 1>(s, ctx, grid, block, solid, psi);
+    s.swap();
+  }
+}
+
+const Registration native_fused_registration{
+    native_variant("lbm", "native_fused",
+                   "target_fused's two passes as plain CUDA: one thread per cell, a block per --fused-shape tile "
+                   "(x fastest), 128 registers a thread, the same cell functions",
+                   native_fused, device_data)
+        .for_kernel("fused")};
+
+}  // namespace
+}  // namespace ompref::lbm
