@@ -67,7 +67,7 @@ int run_main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember(workload_names));
   run->add_option("--variant", args.variants, "V[,V...] or all")->delimiter(',');
-  run->add_option("--size", args.size, "tiny, small, medium, large or paper (what the workload has)");
+  run->add_option("--size", args.size, "tiny, small, medium, large, huge or paper (what the workload has)");
   run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
   run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");

@@ -2,13 +2,15 @@
 // (src/omp_target/mesh.cpp) shaped the way their CUDA twins
 // (src/native_cuda/mesh.cu) run, with standard OpenMP only. What changes,
 // kernel for kernel (`diff src/omp_target/mesh.cpp src/omp_target/mesh_tuned.cpp`):
-//  - `num_teams(teams_for(n)) thread_limit(tuned_threads)`: one item per
-//    thread. Without them clang-19 chose 3,200 teams of 128 threads on an
-//    H200, and each thread walked a grid-stride loop of 31 tets where CUDA
-//    gives each thread one. (Its default schedules for a combined construct
-//    on a GPU, dist_schedule(static, threads per team) and schedule(static,
-//    1), then give thread i of team b item 256 b + i: consecutive threads
-//    read consecutive items, as in CUDA.)
+//  - `num_teams(teams_for(n, ctx)) thread_limit(tuned_threads)`: on a device
+//    n / 256 teams of 256 threads, one item per thread. Without them clang-19
+//    chose 3,200 teams of 128 threads on an H200, and each thread walked a
+//    grid-stride loop of 31 tets where CUDA gives each thread one. (Its
+//    default schedules for a combined construct on a GPU, dist_schedule(
+//    static, threads per team) and schedule(static, 1), then give thread i of
+//    team b item 256 b + i: consecutive threads read consecutive items, as in
+//    CUDA.) The kernels read the run context for it, as the target pair does
+//    for its device number.
 //  - 32-bit loop variables and index arithmetic: make_instance keeps 4 nt and
 //    3 nv below 2^31, so every corner, neighbour and coordinate offset fits.
 //    A 64-bit loop costs 64-bit compares, increments and multiplies per item.
@@ -36,9 +38,14 @@
 namespace ompref::mesh {
 namespace {
 
-// Threads per team, and as many teams as it takes to give each thread one item.
+// Threads per team, and on a device as many teams as it takes to give each
+// thread one item. On the host fallback one team: libgomp and libomp run the
+// teams of a host `teams` construct one after another, each its own parallel
+// region (per-item teams made g++-12's fallback 40x slower on direct at medium).
 constexpr int tuned_threads = 256;
-int teams_for(std::int64_t items) { return int((items + tuned_threads - 1) / tuned_threads); }
+int teams_for(std::int64_t items, const RunContext& ctx) {
+  return ctx.on_device ? int((items + tuned_threads - 1) / tuned_threads) : 1;
+}
 
 #pragma omp declare target
 // Row t of a 4-column int32 table (tet, tet_nbr): 16-byte aligned.
@@ -61,27 +68,27 @@ inline double quarter_volume(const double* crd, const std::int32_t* e) {
 #pragma omp end declare target
 
 // Direct: loop over vertices, read and write the vertex's own data.
-void target_tuned_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_direct(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t n = std::int32_t(3 * m.nv);
   double* __restrict__ pos = m.pos.data();
   const double* __restrict__ vel = m.vel.data();
   const double dt = direct_dt;
-  const int teams = teams_for(n);
+  const int teams = teams_for(n, ctx);
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : pos[0:n], vel[0:n])
   for (std::int32_t i = 0; i < n; ++i) pos[i] = pos[i] + vel[i] * dt;
 }
 
 // Downward: loop over tets, read their 4 vertices through tet[].
-void target_tuned_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_downward(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ tet = m.tet.data();
   const double* __restrict__ crd = m.crd.data();
   double* __restrict__ volume = m.out_volume.data();
   double* __restrict__ centre = m.out_centre.data();
-  const int teams = teams_for(nt);
+  const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
   for (std::int32_t t = 0; t < nt; ++t) {
@@ -97,13 +104,13 @@ void target_tuned_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
-void target_tuned_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_transverse(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ nbr = m.tet_nbr.data();
   const double* __restrict__ centre = m.centre.data();
   double* __restrict__ spread = m.spread.data();
-  const int teams = teams_for(nt);
+  const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
   for (std::int32_t t = 0; t < nt; ++t) {
@@ -123,7 +130,7 @@ void target_tuned_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) 
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
-void target_tuned_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_ball_csr(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nv = std::int32_t(m.nv);
   const std::int32_t* __restrict__ offset = m.ball_offset.data();
@@ -132,7 +139,7 @@ void target_tuned_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const double* __restrict__ crd = m.crd.data();
   double* __restrict__ smooth = m.smooth.data();
   const double omega = smoothing_omega;
-  const int teams = teams_for(nv);
+  const int teams = teams_for(nv, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : offset[0:nv + 1], corner[0:4 * m.nt], centre[0:3 * m.nt], crd[0:3 * nv], smooth[0:3 * nv])
   for (std::int32_t v = 0; v < nv; ++v) {
@@ -150,7 +157,7 @@ void target_tuned_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
 // finds its bin, then reads column j of the bin's matrix at j * rows + row.
 // The matrices' offsets stay 64-bit: the padded matrices may outgrow 2^31 entries.
-void target_tuned_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_ball_binned(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t rows = m.bins.rows();
   const int nb = m.bins.bin_count();
@@ -164,7 +171,7 @@ void target_tuned_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx)
   const double* __restrict__ crd = m.crd.data();
   double* __restrict__ smooth = m.smooth.data();
   const double omega = smoothing_omega;
-  const int teams = teams_for(rows);
+  const int teams = teams_for(rows, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads)  \
     map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],                      \
                 corner[0:m.bins.corner.size()], centre[0:3 * m.nt], crd[0:3 * m.nv], smooth[0:3 * m.nv])
@@ -185,13 +192,13 @@ void target_tuned_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx)
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
-void target_tuned_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_lumped_atomic(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nv = std::int32_t(m.nv), nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ tet = m.tet.data();
   const double* __restrict__ crd = m.crd.data();
   double* __restrict__ lumped = m.lumped.data();
-  const int vertex_teams = teams_for(nv), tet_teams = teams_for(nt);
+  const int vertex_teams = teams_for(nv, ctx), tet_teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(vertex_teams) \
     thread_limit(tuned_threads) map(alloc : lumped[0:nv])
   for (std::int32_t v = 0; v < nv; ++v) lumped[v] = 0;
@@ -210,7 +217,7 @@ void target_tuned_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ct
 
 // Indirect write as a scatter/gather pair: each tet writes its own 4 corner
 // temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
-void target_tuned_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_tuned_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nv = std::int32_t(m.nv), nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ tet = m.tet.data();
@@ -219,7 +226,7 @@ void target_tuned_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunCon
   const std::int32_t* __restrict__ corner = m.ball_corner.data();
   double* __restrict__ tmp = m.corner_tmp.data();
   double* __restrict__ lumped = m.lumped.data();
-  const int vertex_teams = teams_for(nv), tet_teams = teams_for(nt);
+  const int vertex_teams = teams_for(nv, ctx), tet_teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(tet_teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
   for (std::int32_t t = 0; t < nt; ++t) {
