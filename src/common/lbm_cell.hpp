@@ -238,6 +238,18 @@ inline void bounce_back(const Grid& g, const std::uint8_t* solid, double* out, i
   }
 }
 
+// Force and collision of fluid cell k with rho and u recomputed from its
+// loaded populations (the fused forms): `fl` holds the post-collision
+// populations, for fn_push_bounce or fn_push_bounce_each to push.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void collide_recomputed(const Coeffs& c, const double* f, long stride, const std::uint8_t* solid,
+                               const double* psi, long k, const int (&nb)[Q], double (&fl)[Q]) {
+  load_cell(f, stride, k, fl);
+  double r, vx, vy, vz;
+  moments(fl, r, vx, vy, vz);
+  fn_cell(c, solid, psi, k, nb, r, vx, vy, vz, fl);
+}
+
 // calculate_fn and update_boundary in one, for fluid cell k (target_fused
 // and the host reference): rho and u recomputed from the loaded populations,
 // force and collision, then a push in which a population headed for a solid
@@ -246,13 +258,25 @@ inline void bounce_back(const Grid& g, const std::uint8_t* solid, double* out, i
                                                                      long stride, const std::uint8_t* solid,
                                                                      const double* psi, long k, const int (&nb)[Q]) {
   double fl[Q];
-  load_cell(f, stride, k, fl);
-  double r, vx, vy, vz;
-  moments(fl, r, vx, vy, vz);
-  fn_cell(c, solid, psi, k, nb, r, vx, vy, vz, fl);
+  collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
   long dst[Q];
   for (int i = 0; i < Q; ++i) dst[i] = solid[nb[i]] ? opp(i) * stride + k : i * stride + nb[i];
   for (int i = 0; i < Q; ++i) out[dst[i]] = fl[i];
+}
+
+// The same push (target_lean), each population stored as soon as its
+// destination is known, the destination a direction array and a 32-bit cell
+// index into it: no 19 64-bit destinations live at once.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void fn_push_bounce_each(const Coeffs& c, const double* f, double* out, long stride,
+                                const std::uint8_t* solid, const double* psi, int k, const int (&nb)[Q]) {
+  double fl[Q];
+  collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) {
+    const bool wall = solid[nb[i]] != 0;
+    (out + (wall ? opp(i) : i) * stride)[wall ? k : nb[i]] = fl[i];
+  }
 }
 
 #pragma omp end declare target
