@@ -57,6 +57,7 @@ nlohmann::json run_to_json(const RunResult& r) {
   };
   if (r.native_fraction) j["native_fraction"] = number(*r.native_fraction);
   if (!r.check.valid) j["failure"] = r.check.detail;
+  if (!r.ranks.is_null()) j["ranks"] = r.ranks;
   if (!r.phases.empty()) {
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult& p : r.phases)
