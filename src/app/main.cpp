@@ -135,7 +135,7 @@ int run_main(int argc, char** argv) {
 
 int main(int argc, char** argv) {
   // MPI ranks where the build has them (docs/mpi.md); nothing otherwise.
-  RankSession ranks(argc, argv);
+  RankScope ranks(argc, argv);
   try {
     return run_main(argc, argv);
   } catch (const UsageError& e) {

@@ -11,8 +11,8 @@ const RankPlace& rank_place() {
   return place;
 }
 
-RankSession::RankSession(int&, char**&) {}
-RankSession::~RankSession() = default;
+RankScope::RankScope(int&, char**&) {}
+RankScope::~RankScope() = default;
 
 bool all_ranks(bool mine) { return mine; }
 std::vector<std::string> gather_to_root(const std::string& mine) { return {mine}; }

@@ -29,12 +29,12 @@ inline bool several_ranks() { return rank_place().count > 1; }
 // sets the default OpenMP device to (local rank mod devices) and sends every
 // rank's output but rank 0's to /dev/null (report_error still reaches the
 // terminal). Nothing without MPI.
-class RankSession {
+class RankScope {
  public:
-  RankSession(int& argc, char**& argv);
-  ~RankSession();
-  RankSession(const RankSession&) = delete;
-  RankSession& operator=(const RankSession&) = delete;
+  RankScope(int& argc, char**& argv);
+  ~RankScope();
+  RankScope(const RankScope&) = delete;
+  RankScope& operator=(const RankScope&) = delete;
 };
 
 // Collectives over every rank (the identity with one).

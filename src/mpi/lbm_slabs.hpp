@@ -26,8 +26,8 @@
 namespace ompref::lbm::slabs {
 
 // The directions that cross a slab face, upwards and downwards.
-constexpr int crossing = 5;
 #pragma omp declare target
+constexpr int crossing = 5;
 constexpr int up[crossing] = {9, 10, 11, 15, 16};     // e_z = +1
 constexpr int down[crossing] = {12, 13, 14, 17, 18};  // e_z = -1
 #pragma omp end declare target

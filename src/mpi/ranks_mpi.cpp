@@ -30,7 +30,7 @@ bool collectives_begun = false;
 
 const RankPlace& rank_place() { return place(); }
 
-RankSession::RankSession(int& argc, char**& argv) {
+RankScope::RankScope(int& argc, char**& argv) {
   int provided = 0;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   RankPlace& p = place();
@@ -59,7 +59,7 @@ RankSession::RankSession(int& argc, char**& argv) {
   }
 }
 
-RankSession::~RankSession() {
+RankScope::~RankScope() {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Finalize();
