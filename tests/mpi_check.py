@@ -13,8 +13,9 @@ Cases:
                  device, times and ceilings; the aggregate figure of merit is the sum.
   bad_input      bad input on 2 ranks: exit 2 with one line; a refusal by one rank
                  alone (its own arguments) ends every rank with status 2 and one line.
-  failing_rank   a validation failure on one rank of 2: every rank exits 1; a rank
-                 that dies ends the job (no hang).
+  failing_rank   a validation failure on one rank of 2: every rank exits 1; an error
+                 in the middle of a run ends the job with MPI_Abort and status 2; a
+                 rank that dies ends the job (no hang).
 Each mpirun has a time limit: a hang fails the case.
 """
 import json
@@ -136,6 +137,12 @@ def failing_rank():
     status, out, err = mpirun(1, [*good[1:], ":", "-np", "1", *good, "--G", "-30"])
     check(status == 1, f"a validation failure on rank 1: exit {status}, 1 expected\n{out}\n{err}")
     check("rank 1" in out + err, f"the failure does not name rank 1:\n{out}\n{err}")
+    # An error in the middle of a run (every rank, after the collectives
+    # began: 3 ranks cannot split 2 planes) ends the job with MPI_Abort and its status.
+    status, out, err = mpirun(3, ["run", "lbm", "--size", "tiny", "--nz", "2", "--variant", "target_slabs",
+                                  "--no-ceiling"])
+    check(status == 2, f"3 ranks on 2 planes: exit {status}, 2 expected\n{err}")
+    check("fewer planes" in err, f"3 ranks on 2 planes: no line saying why\n{err}")
     # A rank that dies (SIGKILL) ends the job: no hang, a failing status.
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "die.sh")
@@ -149,7 +156,7 @@ def failing_rank():
         except subprocess.TimeoutExpired:
             sys.exit("FAIL: a killed rank left the job hanging")
         check(p.returncode != 0, f"a killed rank: exit {p.returncode}")
-    print("a validation failure on rank 1 ends both with 1; a killed rank ends the job")
+    print("a validation failure on rank 1 ends both with 1; an error mid-run aborts with 2; a killed rank ends the job")
 
 
 CASES = {f.__name__: f for f in (lbm_bitwise, gpp_ranks, json_fields, bad_input, failing_rank)}
