@@ -10,7 +10,8 @@ Cases:
   gpp_ranks      gpp's target_ranks (bands split) on 1, 2 and 3 ranks: valid, and
                  achtemp the same within the validation tolerance.
   json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
-                 device, times and ceilings; the aggregate figure of merit is the sum.
+                 device, times and ceilings; the aggregate figure of merit is the sum;
+                 the CSV's ranks columns.
   bad_input      bad input on 2 ranks: exit 2 with one line; a refusal by one rank
                  alone (its own arguments) ends every rank with status 2 and one line.
   failing_rank   a validation failure on one rank of 2: every rank exits 1; an error
@@ -40,11 +41,15 @@ def mpirun(ranks, args, extra=()):
     return p.returncode, p.stdout, p.stderr
 
 
-def run_json(ranks, args):
+def run_json(ranks, args, csv_lines=None):
+    """The JSON document of the run; its CSV's lines into csv_lines if given."""
     with tempfile.TemporaryDirectory() as tmp:
-        path = os.path.join(tmp, "out.json")
-        status, out, err = mpirun(ranks, [*args, "--json", path])
+        path, csv_path = os.path.join(tmp, "out.json"), os.path.join(tmp, "out.csv")
+        status, out, err = mpirun(ranks, [*args, "--json", path, "--csv", csv_path])
         check(status == 0, f"{ranks} ranks, {' '.join(args)}: exit {status}\n{out}\n{err}")
+        if csv_lines is not None:
+            with open(csv_path) as f:
+                csv_lines.extend(f.read().splitlines())
         with open(path) as f:
             return json.load(f)
 
@@ -94,7 +99,11 @@ def gpp_ranks():
 
 
 def json_fields():
-    doc = run_json(2, ["run", "stream", "--size", "tiny", "--reps", "3"])
+    csv_lines = []
+    doc = run_json(2, ["run", "stream", "--size", "tiny", "--reps", "3"], csv_lines)
+    header = csv_lines[0].split(",")
+    check("ranks" in header and "decomposition" in header, f"CSV header without the ranks columns: {csv_lines[0]}")
+    check(all(",2,replicated," in line for line in csv_lines[1:]), f"CSV rows without 2 ranks: {csv_lines[1:]}")
     for run in doc["runs"]:
         ranks = run["ranks"]
         check(ranks["count"] == 2 and ranks["decomposition"] == "replicated", f"{run['variant']}: {ranks}")
