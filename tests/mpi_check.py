@@ -119,6 +119,9 @@ def json_fields():
         check(abs(run["ceiling_GBps"] - ceiling_sum) <= 1e-9 * ceiling_sum,
               f"{run['variant']}: ceiling {run['ceiling_GBps']} vs the ranks' sum {ceiling_sum}")
         check(set(ranks["median_time_s_over_ranks"]) == {"min", "median", "max"}, f"{ranks}")
+        triad_sum = sum(r["phases_GBps"]["triad"] for r in per_rank)
+        check(abs(ranks["phases_GBps"]["triad"] - triad_sum) <= 1e-9 * triad_sum,
+              f"{run['variant']}: aggregate triad {ranks['phases_GBps']} vs the ranks' sum {triad_sum}")
     print(f"stream on 2 ranks: {len(doc['runs'])} runs with per-rank fields, aggregate = sum")
 
 

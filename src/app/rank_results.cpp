@@ -27,6 +27,8 @@ nlohmann::json rank_summary(const RunResult& r) {
                       {"valid", r.check.valid},
                       {"max_rel_error", r.check.max_rel_error}};
   j["ceiling_GBps"] = r.ceiling_gbps ? nlohmann::json(*r.ceiling_gbps) : nlohmann::json(nullptr);
+  j["phases_GBps"] = nlohmann::json::object();
+  for (const PhaseResult& phase : r.phases) j["phases_GBps"][phase.name] = phase.gbps;
   if (!r.check.valid) j["failure"] = r.check.detail;
   return j;
 }
@@ -71,12 +73,21 @@ void aggregate(RunResult& r, const Variant& v, const std::vector<nlohmann::json>
     r.ceiling_gbps = ceiling_sum;
     r.ceiling_fraction = bytes_rate / 1e9 / ceiling_sum;
   }
+  // Each phase's bandwidth over the ranks: the sum (replicated: every rank
+  // moves its own bytes; stream's aggregate triad) or, split, the slowest rank's.
+  nlohmann::json phases = nlohmann::json::object();
+  for (const nlohmann::json& one : per_rank)
+    for (const auto& [name, gbps] : one["phases_GBps"].items()) {
+      const double value = number(gbps), so_far = phases.value(name, split ? value : 0.0);
+      phases[name] = split ? std::min(so_far, value) : so_far + value;
+    }
   const Stats over = Stats::of(medians);
   r.ranks = {{"count", per_rank.size()},
              {"decomposition", split ? "split" : "replicated"},
              {"what", split ? "one instance's work shared by the ranks: figure of merit over the slowest rank's median"
                             : "every rank its own copy of the instance: figures of merit added up"},
              {"median_time_s_over_ranks", {{"min", over.min}, {"median", over.median}, {"max", over.max}}},
+             {"phases_GBps", phases},
              {"per_rank", per_rank}};
   std::vector<std::string> places;
   for (const nlohmann::json& one : per_rank)
