@@ -4,7 +4,7 @@
 # that it works on any Linux; where something is missing and apt-get exists it
 # installs the Debian packages (as root, or with sudo), otherwise it names the
 # missing packages in one line and fails.
-#   scripts/setup.sh           host + offload builds, tests, bench, plots
+#   scripts/setup.sh           host + offload builds, tests, bench, plots, MPI ranks (OpenMPI)
 #   scripts/setup.sh --gpu     also what GPU builds need here: gcc-12's nvptx offload
 #                              compiler and llvm-19-dev (libLLVM for the clang JIT build)
 #   scripts/setup.sh --skip    do nothing (also: OMPREF_SKIP_SETUP=1)
@@ -35,6 +35,8 @@ needs=(
   "libfmt-dev|test -e /usr/include/fmt/format.h"
   "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
   "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
+  "openmpi-bin|command -v mpirun"
+  "libopenmpi-dev|test -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h || command -v mpicc"
 )
 if [ "$gpu" = 1 ]; then
   needs+=("gcc-12-offload-nvptx|test -e /usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README; .ci/run calls it): installs what is missing, builds
 # the `host` (g++) and `offload` (clang-19, full NVPTX device compile)
-# configurations, runs CTest on both and a tiny stream run on both. Fails on
+# configurations, runs CTest on both and a tiny stream run on both, then the
+# `host-mpi` build and its MPI tests. Fails on
 # any failure. Works on a machine without a GPU: target regions then run on
 # the host and say so.
 set -euo pipefail
@@ -17,4 +18,10 @@ for preset in host offload; do
   echo "== $preset: ompref run stream --size tiny"
   "build-$preset/ompref" run stream --size tiny
 done
+# MPI ranks (docs/mpi.md): the host build with OpenMPI, its MPI tests
+# (mpirun -np 2 and -np 3 --oversubscribe on CI's 2 cores).
+echo "== host-mpi: configure, build, MPI tests"
+cmake --preset host-mpi >/dev/null
+cmake --build --preset host-mpi -j "$jobs" --target ompref
+ctest --preset host-mpi -L mpi
 echo "== all tests passed"

@@ -19,6 +19,7 @@
 #include "common/device.hpp"
 #include "common/output_file.hpp"
 #include "common/provenance.hpp"
+#include "common/ranks.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
 #include "common/runner.hpp"
@@ -133,16 +134,15 @@ int run_main(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // MPI ranks where the build has them (docs/mpi.md); nothing otherwise.
+  RankScope ranks(argc, argv);
   try {
     return run_main(argc, argv);
   } catch (const UsageError& e) {
-    fmt::print(stderr, "ompref: {}\n", e.what());
-    return 2;
+    return report_error(fmt::format("ompref: {}", e.what()), 2, dynamic_cast<const AgreedUsageError*>(&e) != nullptr);
   } catch (const std::bad_alloc&) {
-    fmt::print(stderr, "ompref: out of memory while allocating the problem (try a smaller --size)\n");
-    return 2;
+    return report_error("ompref: out of memory while allocating the problem (try a smaller --size)", 2, false);
   } catch (const std::exception& e) {
-    fmt::print(stderr, "ompref: {}\n", e.what());
-    return 2;
+    return report_error(fmt::format("ompref: {}", e.what()), 2, false);
   }
 }

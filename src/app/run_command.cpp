@@ -6,6 +6,7 @@
 #include <csignal>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -15,10 +16,12 @@
 #include <omp.h>
 
 #include "app/progress.hpp"
+#include "app/rank_results.hpp"
 #include "app/result_files.hpp"
 #include "common/device.hpp"
 #include "common/device_wait.hpp"
 #include "common/output_file.hpp"
+#include "common/ranks.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
 #include "common/runner.hpp"
@@ -140,7 +143,8 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
   for (std::size_t wi = 0; wi < plan.size(); ++wi) {
     const auto& [w, chosen] = plan[wi];
     const std::string size = size_of(args, *w);
-    std::unique_ptr<Instance> instance = w->make(size, limits);
+    std::unique_ptr<Instance> instance;
+    agree([&] { instance = w->make(size, limits); });  // MPI ranks: one refused, all leave
     for (std::size_t vi = 0; vi < chosen.size(); ++vi) {
       const Variant* v = chosen[vi];
       std::vector<int> places = v->kind == Kind::host ? std::vector<int>{-1} : devices;
@@ -149,6 +153,7 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
         RunResult r = run_variant(*v, *instance, size, settings, d, devices);
         progress.finish_run();
         ceilings.apply(r);
+        combine_ranks(r, *v);  // MPI ranks: rank 0 holds the aggregate (docs/mpi.md)
         progress.clear();
         print_phase_table(r, stdout);
         if (!r.check.valid)
@@ -185,25 +190,50 @@ void print_where_next(const ResultFiles& files) {
              files.folder());
 }
 
+// What a run needs before anything is measured, every option checked.
+struct Setup {
+  std::optional<ResultFiles> files;
+  Plan plan;
+  std::vector<int> devices;
+  bool any_target = false, any_host = false;  // any_target: target or native, on a device
+  HostInfo host;
+  MemoryLimits limits;
+};
+
+Setup prepare(const RunArgs& args, CLI::App& command) {
+  Setup s;
+  check_options(args, command);
+  if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD)  // before any target region
+    apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);
+  s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
+  s.plan = make_plan(args);
+  s.devices = resolve_devices(args.device);
+  // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
+  keep_runnable(s.plan, s.devices, args.variants != std::vector<std::string>{"all"});
+  for (const auto& [w, chosen] : s.plan)
+    for (const Variant* v : chosen) (v->kind == Kind::host ? s.any_host : s.any_target) = true;
+
+  if (s.any_target && offload_mandatory() && omp_get_num_devices() == 0)
+    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
+                                 OMPREF_OFFLOAD_DESC));
+  s.host = host_info();
+  s.limits = memory_limits(s.host, s.any_target, s.devices);
+  s.files->open_folder();
+  return s;
+}
+
 }  // namespace
 
 int run_suite(const RunArgs& args, CLI::App& command) {
-  check_options(args, command);
-  ResultFiles files({args.json_path, args.csv_path, args.junit_path, args.save});
-  if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD) apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);  // before any target region
-  Plan plan = make_plan(args);
-  std::vector<int> devices = resolve_devices(args.device);
-  // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
-  keep_runnable(plan, devices, args.variants != std::vector<std::string>{"all"});
-  bool any_target = false, any_host = false;  // any_target: target or native, on a device
-  for (const auto& [w, chosen] : plan)
-    for (const Variant* v : chosen) (v->kind == Kind::host ? any_host : any_target) = true;
-
-  if (any_target && offload_mandatory() && omp_get_num_devices() == 0)
-    throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
-                                 OMPREF_OFFLOAD_DESC));
-  const HostInfo host = host_info();
-  const MemoryLimits limits = memory_limits(host, any_target, devices);
+  Setup setup;
+  // MPI ranks check the same options together: when one refuses, all leave (docs/mpi.md).
+  agree([&] { setup = prepare(args, command); });
+  ResultFiles& files = *setup.files;
+  const Plan& plan = setup.plan;
+  const std::vector<int>& devices = setup.devices;
+  const bool any_target = setup.any_target, any_host = setup.any_host;
+  const HostInfo& host = setup.host;
+  const MemoryLimits& limits = setup.limits;
   // With `--json -` or `--csv -` standard output carries that document
   // alone: everything else printed goes to standard error meanwhile.
   const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
@@ -212,7 +242,6 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   std::signal(SIGINT, on_interrupt);
   std::signal(SIGTERM, on_interrupt);
   print_header(host);
-  files.open_folder();
 
   Progress progress(count_runs(plan, devices.size()), !args.quiet);
   Ceilings ceilings(!args.no_ceiling, limits);
@@ -232,7 +261,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
 
   bool all_valid = ceilings.all_valid();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
-  return all_valid ? 0 : 1;
+  return all_ranks(all_valid) ? 0 : 1;
 }
 
 void add_output_options(CLI::App& command, RunArgs& args) {

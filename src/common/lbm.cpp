@@ -92,9 +92,16 @@ Model LbmInstance::model(const std::string&) const {
 std::vector<PhaseModel> LbmInstance::phases() const {
   // One sample per pass per step: the bytes of one pass over the lattice.
   const double n = cells_of(p);
+  // The slab variants over MPI ranks (src/mpi/lbm_slabs.hpp) also time their
+  // halo exchanges: the bytes one rank sends, psi's two edge planes and the
+  // five crossing directions of its two ghost planes. A variant that does not
+  // lap a phase has none.
+  const double plane_bytes = 8.0 * p.nx * p.ny;
   return {{"calculate_phi", phi_bytes_per_cell * n},
           {"calculate_fn", fn_bytes_per_cell * n},
-          {"update_boundary", boundary_bytes_per_cell * n}};
+          {"update_boundary", boundary_bytes_per_cell * n},
+          {"halo_psi", 2 * plane_bytes},
+          {"halo_populations", 10 * plane_bytes}};
 }
 
 void LbmInstance::initial_state(double* pop) const {

@@ -139,6 +139,10 @@ struct Variant {
   RunFunction exit_data;          // target: copy results back and release, after timing
   std::string kernel;             // the kernel it runs, for workloads of several kernels (empty: the workload's one)
   std::string ceiling_phase;      // non-empty: this phase's best rate is a bandwidth ceiling of its place
+  // MPI ranks (docs/mpi.md): false, every rank runs the whole instance (its own
+  // copy: the figure of merit adds up); true, the ranks share one instance's
+  // work (a decomposed variant, src/mpi/): the slowest rank's time is the run's.
+  bool splits_across_ranks = false;
 
   // At registration: host_variant(...).for_kernel("direct"), .measuring_ceiling("triad").
   Variant& for_kernel(std::string tag) {
@@ -147,6 +151,10 @@ struct Variant {
   }
   Variant& measuring_ceiling(std::string phase) {
     ceiling_phase = std::move(phase);
+    return *this;
+  }
+  Variant& split_across_ranks() {
+    splits_across_ranks = true;
     return *this;
   }
 };

@@ -57,6 +57,7 @@ nlohmann::json run_to_json(const RunResult& r) {
   };
   if (r.native_fraction) j["native_fraction"] = number(*r.native_fraction);
   if (!r.check.valid) j["failure"] = r.check.detail;
+  if (!r.ranks.is_null()) j["ranks"] = r.ranks;
   if (!r.phases.empty()) {
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult& p : r.phases)
@@ -158,6 +159,17 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
       "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction";
+  // Runs over MPI ranks (docs/mpi.md): the rank count, how the work was
+  // shared and the spread of the ranks' medians, before the provenance.
+  const bool ranked = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return !r.ranks.is_null(); });
+  if (ranked) out += ",ranks,decomposition,rank_median_min_s,rank_median_max_s";
+  auto rank_columns = [&](const RunResult& r) -> std::string {
+    if (!ranked) return "";
+    if (r.ranks.is_null()) return ",1,,,";
+    const nlohmann::json& m = r.ranks["median_time_s_over_ranks"];
+    return fmt::format(",{},{},{:.9g},{:.9g}", r.ranks["count"].get<int>(), r.ranks["decomposition"].get<std::string>(),
+                       m["min"].get<double>(), m["max"].get<double>());
+  };
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
     for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -183,7 +195,7 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
                        r.ceiling_fraction ? fmt::format("{:.6g}", *r.ceiling_fraction) : std::string(),
                        r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
                        r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string()) +
-           tail;
+           rank_columns(r) + tail;
   return out;
 }
 

@@ -47,6 +47,10 @@ struct RunResult {
   Check check;
   nlohmann::json observables;
   std::vector<PhaseResult> phases;
+  // Several MPI ranks (docs/mpi.md, src/app/rank_results.cpp): how many, how
+  // the work was shared, and each rank's host, device, times and check; null
+  // in a single-process run.
+  nlohmann::json ranks;
 };
 
 nlohmann::json run_to_json(const RunResult& r);

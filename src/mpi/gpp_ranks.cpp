@@ -1,0 +1,96 @@
+// gpp over MPI ranks: target_udr's loop with the bands split across the
+// ranks (`diff src/omp_target/gpp_2_udr.cpp src/mpi/gpp_ranks.cpp`): rank r
+// of n sums the bands [nb r / n, nb (r + 1) / n) on its own device, as
+// target_multi splits the G rows over the devices of one process, and the
+// ranks' partial achtemp meet in one MPI_Reduce. The reduction is the same
+// one at every level: OpenMP's `declare reduction(c3sum)` adds the SIMD
+// lanes', threads' and teams' partial sums with complex3_combine
+// (common/complex.hpp), and the MPI_Op that adds the ranks' partial sums
+// calls that same function, over an MPI datatype of the same three-complex
+// struct. The sum is then broadcast, so that every rank validates the whole
+// achtemp against the closed form or the varied-data reference.
+#include <mpi.h>
+
+#include "common/complex.hpp"
+#include "common/gpp.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::gpp {
+
+DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
+
+namespace {
+
+// MPI's user function: inout[i] = in[i] (+) inout[i] with the OpenMP combiner.
+void complex3_mpi_combine(void* in, void* inout, int* count, MPI_Datatype*) {
+  const Complex3* from = static_cast<const Complex3*>(in);
+  Complex3* to = static_cast<Complex3*>(inout);
+  for (int i = 0; i < *count; ++i) complex3_combine(to[i], from[i]);
+}
+
+// Complex3 as MPI sees it (six contiguous doubles: complex.hpp asserts the
+// size) and the sum over it; made once, after MPI_Init.
+struct Complex3Mpi {
+  MPI_Datatype type;
+  MPI_Op sum;
+  Complex3Mpi() {
+    MPI_Type_contiguous(6, MPI_DOUBLE, &type);
+    MPI_Type_commit(&type);
+    MPI_Op_create(complex3_mpi_combine, /*commute=*/1, &sum);
+  }
+};
+const Complex3Mpi& complex3_mpi() {
+  static const Complex3Mpi made;
+  return made;
+}
+
+void target_ranks(GppInstance& s, RunContext& ctx) {
+  const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
+  const Complex* aqsm = s.aqsmtemp.data();
+  const Complex* aqsn = s.aqsntemp.data();
+  const Complex* ieps = s.I_eps_array.data();
+  const Complex* wtilde = s.wtilde_array.data();
+  const double* vcoul = s.vcoul.data();
+  const double* e_n1kq = s.e_n1kq.data();
+  const int* inv_igp_index = s.inv_igp_index.data();
+  const int* indinv = s.indinv.data();
+  const int dev = ctx.device;
+  int rank = 0, ranks = 1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const int n1_lo = int(long(nb) * rank / ranks), n1_hi = int(long(nb) * (rank + 1) / ranks);
+
+  Complex3 acc = complex3_zero();
+#pragma omp target teams distribute parallel for collapse(2) device(dev)                                   \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(c3sum : acc)
+  for (int k = 0; k < ngpown; ++k) {
+    for (int n1 = n1_lo; n1 < n1_hi; ++n1) {
+      const int igp = indinv[inv_igp_index[k]];
+      double wx[nfreq];
+      for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
+      Complex3 loc = complex3_zero();
+      for (int ig = 0; ig < nc; ++ig) {
+        const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
+        add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
+      }
+      complex3_combine(acc, loc);
+    }
+  }
+  const Complex3Mpi& mpi = complex3_mpi();
+  Complex3 total = complex3_zero();
+  MPI_Reduce(&acc, &total, 1, mpi.type, mpi.sum, 0, MPI_COMM_WORLD);
+  MPI_Bcast(&total, 1, mpi.type, 0, MPI_COMM_WORLD);
+  s.achtemp = total;
+}
+
+const Registration target_ranks_registration{
+    target_variant("gpp", "target_ranks",
+                   "target_udr over MPI ranks: bands split, partial sums joined by MPI_Reduce with an MPI_Op that calls "
+                   "the `declare reduction` combiner",
+                   target_ranks, device_data)
+        .split_across_ranks()};
+
+}  // namespace
+}  // namespace ompref::gpp

@@ -1,0 +1,69 @@
+#pragma once
+// lbm over MPI ranks: the lattice split into slabs along z, as openLBMflow's
+// MPI version and the multi-node runs of Ding et al. 2023 split it. Rank r of
+// n owns the planes [nz r / n, nz (r + 1) / n) and keeps them between two
+// ghost planes (local z = 0 and nzl + 1: its neighbours' edge planes, z
+// periodic); walls stay the solid planes y = 0 and ny - 1 inside every slab.
+// A step is target_fused's two passes (common/lbm_cell.hpp's psi_cell and
+// fn_push_bounce, so every fluid cell computes what it computes in one
+// process, bit for bit), each followed by an exchange:
+//   psi:         the edge planes' psi go to the neighbours' ghost planes
+//                (the force reads the psi of the 18 neighbours);
+//   populations: what the edge planes pushed into a ghost plane (the five
+//                directions with e_z > 0 upwards, e_z < 0 downwards) goes to
+//                the neighbour's edge plane, where it lands wherever its
+//                source cell is fluid (a solid source pushed nothing: the
+//                bounce-back already wrote that slot).
+// Two forms: lbm_slabs.cpp exchanges, then computes; lbm_slabs_overlap.cpp
+// computes the slab's inner planes while the edges' halo moves.
+#include <cstdint>
+#include <memory>
+
+#include "common/aligned_array.hpp"
+#include "common/lbm.hpp"
+#include "common/registry.hpp"
+
+namespace ompref::lbm::slabs {
+
+// The directions that cross a slab face, upwards and downwards.
+#pragma omp declare target
+constexpr int crossing = 5;
+constexpr int up[crossing] = {9, 10, 11, 15, 16};     // e_z = +1
+constexpr int down[crossing] = {12, 13, 14, 17, 18};  // e_z = -1
+#pragma omp end declare target
+
+struct Slab {
+  int rank = 0, ranks = 1, below = 0, above = 0;
+  int z0 = 0, nzl = 0;   // first owned global plane; planes owned
+  long plane = 0;        // cells of one plane
+  Grid g;                // nx x ny x (nzl + 2): ghost planes at z = 0 and nzl + 1
+  AlignedArray<double> lat[2], psi;
+  AlignedArray<std::uint8_t> solid;
+  // Host staging: what goes to the neighbour below / above, what comes from them.
+  AlignedArray<double> send_down, send_up, recv_below, recv_above;
+  int cur = 0;
+  double* current() { return lat[cur].data(); }
+  double* next() { return lat[cur ^ 1].data(); }
+};
+
+// Rank's slab of `s` at its current state (ghost planes included); throws
+// UsageError when the ranks outnumber the planes.
+std::unique_ptr<Slab> make_slab(LbmInstance& s);
+// Every array of the slab, for the runner's data region.
+DeviceData slab_data(Slab& slab);
+// Every rank's owned planes of the slab's current lattice into `s.current()` (all ranks).
+void gather(const Slab& slab, LbmInstance& s);
+
+// The two passes and the two exchanges, on planes [z_lo, z_hi) of the slab.
+void psi_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
+void fn_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
+void exchange_psi(Slab& slab, int dev);
+// The ghost planes' crossing populations to the neighbours, theirs into the edge planes.
+void exchange_populations(Slab& slab, int dev);
+
+// The slab of the run in progress (one variant runs at a time): made by the
+// variant's enter_data, gathered back and dropped by its exit_data.
+Slab& active();
+Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInstance&, RunContext&));
+
+}  // namespace ompref::lbm::slabs

@@ -1,0 +1,60 @@
+// lbm over MPI ranks, slabs along z, step 2: the halo moves while the slab's
+// inner planes compute. What it changes from target_slabs
+// (`diff src/mpi/lbm_slabs.cpp src/mpi/lbm_slabs_overlap.cpp`, the run
+// function at the end): each pass computes the two edge planes first (the
+// planes a neighbour needs), then the inner planes [2, nzl) in an OpenMP task
+// that a second host thread runs, its target region in flight on the device,
+// while the master thread exchanges the edges' halo (MPI_THREAD_FUNNELED:
+// MPI calls stay on the master thread). The inner planes and the exchange
+// touch different data: the exchange reads the edge and ghost planes and
+// writes the edge planes' crossing directions only, which no inner cell
+// pushes. Same cells, same arithmetic: the result is target_slabs' bit for bit.
+#include <algorithm>
+
+#include "mpi/lbm_slabs.hpp"
+
+namespace ompref::lbm::slabs {
+namespace {
+
+// A pass over the edge planes (1 and nzl; one plane when the slab has one).
+void edges(void (*pass)(const LbmInstance&, Slab&, int, int, int), const LbmInstance& s, Slab& b, int dev) {
+  pass(s, b, dev, 1, 2);
+  if (b.nzl > 1) pass(s, b, dev, b.nzl, b.nzl + 1);
+}
+
+// The inner planes of a pass in a task, the exchange on the master thread.
+void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*exchange)(Slab&, int),
+                 const LbmInstance& s, Slab& b, int dev) {
+  const int lo = 2, hi = std::max(2, b.nzl);
+#pragma omp parallel num_threads(2)
+#pragma omp masked
+  {
+#pragma omp task default(shared)
+    pass(s, b, dev, lo, hi);
+    exchange(b, dev);
+#pragma omp taskwait
+  }
+}
+
+void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
+  Slab& b = active();
+  const int dev = ctx.device;
+  for (int step = 0; step < s.p.steps; ++step) {
+    edges(psi_planes, s, b, dev);
+    inner_while(psi_planes, exchange_psi, s, b, dev);
+    ctx.clock.lap("calculate_phi");
+    edges(fn_planes, s, b, dev);
+    inner_while(fn_planes, exchange_populations, s, b, dev);
+    ctx.clock.lap("calculate_fn");
+    b.cur ^= 1;
+  }
+}
+
+const Registration target_slabs_overlap_registration{slab_variant(
+    "target_slabs_overlap",
+    "target_slabs with the halo hidden: edge planes first, then the inner planes in a task while the master thread "
+    "exchanges the edges over MPI",
+    target_slabs_overlap)};
+
+}  // namespace
+}  // namespace ompref::lbm::slabs

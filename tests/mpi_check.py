@@ -1,0 +1,177 @@
+#!/usr/bin/env python3
+"""MPI ranks (docs/mpi.md): ompref under mpirun, checked from its JSON and exit status.
+
+    mpi_check.py OMPREF MPIEXEC CASE
+
+Cases:
+  lbm_bitwise    lbm's slab variants on 1, 2 and 3 ranks with nz = 7 (an uneven
+                 split) end in the same state bit for bit (state_digest), which is
+                 also target_fused's in one process; every run valid.
+  gpp_ranks      gpp's target_ranks (bands split) on 1, 2 and 3 ranks: valid, and
+                 achtemp the same within the validation tolerance.
+  json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
+                 device, times and ceilings; the aggregate figure of merit is the sum;
+                 the CSV's ranks columns.
+  bad_input      bad input on 2 ranks: exit 2 with one line; a refusal by one rank
+                 alone (its own arguments) ends every rank with status 2 and one line.
+  failing_rank   a validation failure on one rank of 2: every rank exits 1; an error
+                 in the middle of a run ends the job with MPI_Abort and status 2; a
+                 rank that dies ends the job (no hang).
+Each mpirun has a time limit: a hang fails the case.
+"""
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+OMPREF, MPIEXEC, CASE = sys.argv[1:4]
+LIMIT_S = 150
+# Shared by 3 ranks on 2 cores: one OpenMP thread each.
+ENV = dict(os.environ, OMP_NUM_THREADS="1", OMPREF_RESULTS="none", OMPREF_QUIET="1")
+
+
+def mpirun(ranks, args, extra=()):
+    """mpirun -np RANKS ompref ARGS: (status, stdout, stderr)."""
+    command = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), *extra, OMPREF, *args]
+    try:
+        p = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=LIMIT_S)
+    except subprocess.TimeoutExpired:
+        sys.exit(f"FAIL: {' '.join(command)} still running after {LIMIT_S} s (a hang)")
+    return p.returncode, p.stdout, p.stderr
+
+
+def run_json(ranks, args, csv_lines=None):
+    """The JSON document of the run; its CSV's lines into csv_lines if given."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path, csv_path = os.path.join(tmp, "out.json"), os.path.join(tmp, "out.csv")
+        status, out, err = mpirun(ranks, [*args, "--json", path, "--csv", csv_path])
+        check(status == 0, f"{ranks} ranks, {' '.join(args)}: exit {status}\n{out}\n{err}")
+        if csv_lines is not None:
+            with open(csv_path) as f:
+                csv_lines.extend(f.read().splitlines())
+        with open(path) as f:
+            return json.load(f)
+
+
+def check(ok, what):
+    if not ok:
+        sys.exit(f"FAIL: {what}")
+
+
+def ompref_lines(err):
+    return [line for line in err.splitlines() if line.startswith("ompref:")]
+
+
+def lbm_bitwise():
+    common = ["run", "lbm", "--size", "tiny", "--nz", "7", "--reps", "2", "--warmup", "1", "--no-ceiling"]
+    one = run_json(1, [*common, "--variant", "target_fused,target_slabs,target_slabs_overlap"])
+    want = one["runs"][0]["observables"]["state_digest"]
+    for ranks in (1, 2, 3):
+        doc = one if ranks == 1 else run_json(ranks, [*common, "--variant", "target_slabs,target_slabs_overlap"])
+        for run in doc["runs"]:
+            check(run["valid"], f"{ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
+            got = run["observables"]["state_digest"]
+            check(got == want, f"{ranks} ranks: {run['variant']} state {got}, one process's target_fused {want}")
+            if ranks > 1:
+                check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
+                      f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
+    print(f"lbm slabs on 1, 2, 3 ranks (nz = 7): state {want}, target_fused's bit for bit")
+
+
+def gpp_ranks():
+    common = ["run", "gpp", "--size", "tiny", "--variant", "target_ranks", "--reps", "1", "--warmup", "0",
+              "--no-ceiling"]
+    results = {}
+    for ranks in (1, 2, 3):
+        run = run_json(ranks, common)["runs"][0]
+        check(run["valid"], f"{ranks} ranks: target_ranks failed validation: {run.get('failure')}")
+        results[ranks] = run
+    base = results[1]["observables"]
+    tol = results[1]["tolerance"]
+    for ranks, run in results.items():
+        for key, value in run["observables"].items():
+            if isinstance(value, (int, float)) and isinstance(base.get(key), (int, float)):
+                scale = max(abs(base[key]), 1e-300)
+                check(abs(value - base[key]) / scale <= tol,
+                      f"{ranks} ranks: observable {key} = {value}, {base[key]} on 1 rank (tolerance {tol})")
+    print(f"gpp target_ranks on 1, 2, 3 ranks: valid, observables within {tol}")
+
+
+def json_fields():
+    csv_lines = []
+    doc = run_json(2, ["run", "stream", "--size", "tiny", "--reps", "3"], csv_lines)
+    header = csv_lines[0].split(",")
+    check("ranks" in header and "decomposition" in header, f"CSV header without the ranks columns: {csv_lines[0]}")
+    check(all(",2,replicated," in line for line in csv_lines[1:]), f"CSV rows without 2 ranks: {csv_lines[1:]}")
+    for run in doc["runs"]:
+        ranks = run["ranks"]
+        check(ranks["count"] == 2 and ranks["decomposition"] == "replicated", f"{run['variant']}: {ranks}")
+        per_rank = ranks["per_rank"]
+        check([r["rank"] for r in per_rank] == [0, 1], f"per_rank ranks: {per_rank}")
+        for r in per_rank:
+            for key in ("host", "device", "ran_on", "time_s", "fom", "valid", "ceiling_GBps"):
+                check(key in r, f"{run['variant']}: per_rank entry without {key}: {r}")
+            check(set(r["time_s"]) == {"min", "median", "max"}, f"per_rank time_s {r['time_s']}")
+        fom_sum = sum(r["fom"] for r in per_rank)
+        check(abs(run["fom"]["value"] - fom_sum) <= 1e-9 * fom_sum, f"{run['variant']}: fom {run['fom']} vs sum {fom_sum}")
+        ceiling_sum = sum(r["ceiling_GBps"] for r in per_rank)
+        check(abs(run["ceiling_GBps"] - ceiling_sum) <= 1e-9 * ceiling_sum,
+              f"{run['variant']}: ceiling {run['ceiling_GBps']} vs the ranks' sum {ceiling_sum}")
+        check(set(ranks["median_time_s_over_ranks"]) == {"min", "median", "max"}, f"{ranks}")
+        triad_sum = sum(r["phases_GBps"]["triad"] for r in per_rank)
+        check(abs(ranks["phases_GBps"]["triad"] - triad_sum) <= 1e-9 * triad_sum,
+              f"{run['variant']}: aggregate triad {ranks['phases_GBps']} vs the ranks' sum {triad_sum}")
+    print(f"stream on 2 ranks: {len(doc['runs'])} runs with per-rank fields, aggregate = sum")
+
+
+def bad_input():
+    for args in (["run", "lbm", "--nx", "0"], ["run", "nothing"], ["run", "gpp", "--variant", "target_none"],
+                 ["run", "lbm", "--ny", "2", "--no-ceiling"]):
+        status, out, err = mpirun(2, args)
+        lines = ompref_lines(err)
+        check(status == 2, f"{' '.join(args)} on 2 ranks: exit {status}, 2 expected\n{err}")
+        check(len(lines) == 1, f"{' '.join(args)} on 2 ranks: {len(lines)} lines from ompref, one expected:\n{err}")
+    # Rank 1 alone is given a bad --tau (MPMD launch): every rank ends with 2
+    # and rank 0 prints rank 1's line.
+    good = [OMPREF, "run", "lbm", "--size", "tiny", "--no-ceiling"]
+    status, out, err = mpirun(1, [*good[1:], ":", "-np", "1", *good, "--tau", "0.4"])
+    lines = ompref_lines(err)
+    check(status == 2, f"a bad --tau on rank 1 alone: exit {status}, 2 expected\n{err}")
+    check(len(lines) == 1 and "--tau" in lines[0], f"a bad --tau on rank 1 alone: {lines}")
+    print("bad input on 2 ranks: exit 2, one line (also when one rank alone refuses)")
+
+
+def failing_rank():
+    # Rank 1 alone runs lbm with a cohesion strength at which the lattice blows
+    # up (NaN fails validation); rank 0 the stable default.
+    good = [OMPREF, "run", "lbm", "--size", "tiny", "--variant", "host_basic", "--no-ceiling", "--steps", "40"]
+    status, out, err = mpirun(1, [*good[1:], ":", "-np", "1", *good, "--G", "-30"])
+    check(status == 1, f"a validation failure on rank 1: exit {status}, 1 expected\n{out}\n{err}")
+    check("rank 1" in out + err, f"the failure does not name rank 1:\n{out}\n{err}")
+    # An error in the middle of a run (every rank, after the collectives
+    # began: 3 ranks cannot split 2 planes) ends the job with MPI_Abort and its status.
+    status, out, err = mpirun(3, ["run", "lbm", "--size", "tiny", "--nz", "2", "--variant", "target_slabs",
+                                  "--no-ceiling"])
+    check(status == 2, f"3 ranks on 2 planes: exit {status}, 2 expected\n{err}")
+    check("fewer planes" in err, f"3 ranks on 2 planes: no line saying why\n{err}")
+    # A rank that dies (SIGKILL) ends the job: no hang, a failing status.
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, "die.sh")
+        with open(script, "w") as f:
+            f.write('#!/bin/sh\nif [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then (sleep 2; kill -9 $$) & fi\nexec "$@"\n')
+        os.chmod(script, 0o755)
+        command = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", "2", script, OMPREF, "run", "lbm",
+                   "--size", "tiny", "--variant", "target_slabs", "--reps", "100000", "--no-ceiling"]
+        try:
+            p = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=LIMIT_S)
+        except subprocess.TimeoutExpired:
+            sys.exit("FAIL: a killed rank left the job hanging")
+        check(p.returncode != 0, f"a killed rank: exit {p.returncode}")
+    print("a validation failure on rank 1 ends both with 1; an error mid-run aborts with 2; a killed rank ends the job")
+
+
+CASES = {f.__name__: f for f in (lbm_bitwise, gpp_ranks, json_fields, bad_input, failing_rank)}
+if CASE not in CASES:
+    sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
+CASES[CASE]()
