@@ -31,7 +31,8 @@ OMPREF_HOST_DEVICE inline double tet_volume(const double* a, const double* b, co
   return (ux * (vy * wz - vz * wy) - uy * (vx * wz - vz * wx) + uz * (vx * wy - vy * wx)) / 6.0;
 }
 
-OMPREF_HOST_DEVICE inline void tet_barycentre(const double* a, const double* b, const double* c, const double* d, double* g) {
+OMPREF_HOST_DEVICE inline void tet_barycentre(const double* a, const double* b, const double* c, const double* d,
+                                               double* g) {
   for (int k = 0; k < 3; ++k) g[k] = 0.25 * (a[k] + b[k] + c[k] + d[k]);
 }
 

@@ -416,7 +416,8 @@ const Registration native_transverse_registration{native_variant(
     "mesh", "native_transverse", "transverse as plain CUDA: one tet per thread, its 4 neighbours in one 16-byte load",
     native_transverse, transverse_data).for_kernel("transverse")};
 const Registration native_upward_csr_registration{native_variant(
-    "mesh", "native_upward_csr", "upward over CSR balls as plain CUDA: one vertex per thread, the twin of target_ball_csr",
+    "mesh", "native_upward_csr",
+    "upward over CSR balls as plain CUDA: one vertex per thread, the twin of target_ball_csr",
     native_upward_csr, ball_csr_data).for_kernel("upward_csr")};
 const Registration native_upward_binned_registration{native_variant(
     "mesh", "native_upward_binned",
