@@ -68,9 +68,13 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
   }
 }
 
+// --size auto (or none): the workload's size for where its target variants
+// run, the device or the host.
 std::string size_of(const RunArgs& args, const Workload& w) {
   if (args.smallest) return w.sizes().front();
-  return args.size.empty() ? w.default_size() : args.size;
+  if (!args.size.empty() && args.size != "auto") return args.size;
+  static const bool on_device = target_runs_on_device(resolve_devices(args.device).front());
+  return on_device ? w.device_size() : w.default_size();
 }
 
 // Which workloads, which of their variants, at which size.
@@ -201,6 +205,9 @@ int run_suite(const RunArgs& args, CLI::App& command) {
                                  OMPREF_OFFLOAD_DESC));
   const HostInfo host = host_info();
   const MemoryLimits limits = memory_limits(host, any_target, devices);
+  // Every planned workload's options, input files and memory, before any
+  // ceiling is measured or any workload allocates.
+  for (const auto& [w, chosen] : plan) w->check(size_of(args, *w), limits);
   // With `--json -` or `--csv -` standard output carries that document
   // alone: everything else printed goes to standard error meanwhile.
   const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
