@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test command (README; .ci/run calls it): installs what is missing, builds
 # the `host` (g++) and `offload` (clang-19, full NVPTX device compile)
-# configurations, runs CTest on both and a tiny stream run on both. Fails on
+# configurations, runs CTest on both and a tiny stream run on both, then the
+# quick tests under AddressSanitizer and UndefinedBehaviorSanitizer. Fails on
 # any failure. Works on a machine without a GPU: target regions then run on
 # the host and say so.
 set -euo pipefail
@@ -17,4 +18,12 @@ for preset in host offload; do
   echo "== $preset: ompref run stream --size tiny"
   "build-$preset/ompref" run stream --size tiny
 done
+# AddressSanitizer and UndefinedBehaviorSanitizer on the host build: the
+# quick tests (the `sanitize` test preset selects the `quick` label; any report
+# aborts the test), including a minute of the command-line fuzzer.
+echo "== sanitize: configure and build"
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$jobs" --target ompref ompref_tests meshb_replay ompref_launch_cost
+echo "== sanitize: quick tests"
+ctest --preset sanitize -j "$jobs"
 echo "== all tests passed"
