@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "common/mesh.hpp"
 #include "common/meshb.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
@@ -92,6 +93,40 @@ TEST(MeshFileType, CheckReadsOnlyTheHeader) {
   std::ofstream{empty};
   EXPECT_THROW(meshb::check_file(empty), UsageError);
   EXPECT_NO_THROW(meshb::check_file(std::string(OMPREF_SOURCE_DIR) + "/inputs/mesh/sphere.meshb"));
+}
+
+// A unit cube of 6 tetrahedra written as a .mesh file, its coordinates
+// multiplied by `scale` (and its first tetrahedron inverted when asked).
+std::string cube_file(const ScratchDir& dir, const std::string& name, double scale, bool invert = false) {
+  meshb::MeshData data = mesh::to_meshb(mesh::make_cube(1, 0));
+  for (double& x : data.xyz) x *= scale;
+  if (invert) std::swap(data.block(meshb::kTetrahedra).nodes[1], data.block(meshb::kTetrahedra).nodes[2]);
+  const std::string path = (dir.path / name).string();
+  meshb::write_file(data, path);
+  return path;
+}
+
+TEST(MeshCoordinates, ScalesOutsideTheDoubleRangeOfTheKernelsAreRefused) {
+  ScratchDir dir;
+  for (double scale : {1e154, 1e300, 1e-300}) {
+    const auto r = run_ompref("run mesh --variant host_downward --reps 1 --mesh " +
+                              cube_file(dir, "scaled.mesh", scale));
+    EXPECT_EQ(r.status, 2) << scale << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find("edges"), std::string::npos) << r.stderr_text;
+  }
+  const auto unit = run_ompref("run mesh --variant host_downward --reps 1 --mesh " +
+                              cube_file(dir, "unit.mesh", 1.0) + " --no-ceiling", "");
+  EXPECT_EQ(unit.status, 0) << unit.output;
+}
+
+TEST(MeshCoordinates, InvertedTetrahedraWarnOnce) {
+  ScratchDir dir;
+  const auto r = run_ompref("run mesh --variant host_downward --reps 1 --no-ceiling --mesh " +
+                            cube_file(dir, "inverted.mesh", 1.0, true));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("1 of 6 tetrahedra are inverted"), std::string::npos) << r.stderr_text;
 }
 
 }  // namespace
