@@ -2,7 +2,8 @@
 # The test command (README; .ci/run calls it): installs what is missing, builds
 # the `host` (g++) and `offload` (clang-19, full NVPTX device compile)
 # configurations, runs CTest on both and a tiny stream run on both, then the
-# `host-mpi` build and its MPI tests. Fails on
+# `host-mpi` build and its MPI tests, then the quick tests under
+# AddressSanitizer and UndefinedBehaviorSanitizer. Fails on
 # any failure. Works on a machine without a GPU: target regions then run on
 # the host and say so.
 set -euo pipefail
@@ -24,4 +25,12 @@ echo "== host-mpi: configure, build, MPI tests"
 cmake --preset host-mpi >/dev/null
 cmake --build --preset host-mpi -j "$jobs" --target ompref
 ctest --preset host-mpi -L mpi
+# AddressSanitizer and UndefinedBehaviorSanitizer on the host build: the
+# quick tests (the `sanitize` test preset selects the `quick` label; any report
+# aborts the test), including a minute of the command-line fuzzer.
+echo "== sanitize: configure and build"
+cmake --preset sanitize >/dev/null
+cmake --build --preset sanitize -j "$jobs" --target ompref ompref_tests meshb_replay ompref_launch_cost
+echo "== sanitize: quick tests"
+ctest --preset sanitize -j "$jobs"
 echo "== all tests passed"

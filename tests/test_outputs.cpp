@@ -23,15 +23,6 @@ using namespace ompref::testing;
 
 namespace {
 
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    std::string t = (fs::temp_directory_path() / "ompref_outputs_XXXXXX").string();
-    path = mkdtemp(t.data());
-  }
-  ~TempDir() { fs::remove_all(path); }
-};
-
 std::string slurp(const fs::path& p) {
   std::ifstream in(p);
   std::stringstream s;
@@ -42,7 +33,7 @@ std::string slurp(const fs::path& p) {
 }  // namespace
 
 TEST(OutputFile, ReplacesTheFileWholeAndLeavesNoTemporary) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path file = dir.path / "out.json";
   write_output(file.string(), "old\n", "--json");
   write_output(file.string(), "new\n", "--json");
@@ -55,7 +46,7 @@ TEST(OutputFile, ReplacesTheFileWholeAndLeavesNoTemporary) {
 TEST(OutputFile, AReaderHoldingTheOldFileStillReadsItWhole) {
   // The old file is replaced by a rename, not truncated: a descriptor opened
   // on it before the write still reads the complete old contents.
-  TempDir dir;
+  ScratchDir dir;
   const fs::path file = dir.path / "out.json";
   write_output(file.string(), "{\"old\": true}\n", "--json");
   std::ifstream held(file);
@@ -67,7 +58,7 @@ TEST(OutputFile, AReaderHoldingTheOldFileStillReadsItWhole) {
 }
 
 TEST(OutputFile, WritesThroughASymlinkAndKeepsTheLink) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path target = dir.path / "real.csv";
   const fs::path link = dir.path / "link.csv";
   fs::create_symlink("real.csv", link);  // dangling until written
@@ -77,7 +68,7 @@ TEST(OutputFile, WritesThroughASymlinkAndKeepsTheLink) {
 }
 
 TEST(OutputFile, SpecialFilesAndMissingDirectoriesAreRefusedUpFront) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path fifo = dir.path / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   EXPECT_THROW(check_output_path(fifo.string(), "--json"), UsageError);
@@ -90,7 +81,7 @@ TEST(OutputFile, SpecialFilesAndMissingDirectoriesAreRefusedUpFront) {
 }
 
 TEST(OutputFile, SameFileIsJudgedByIdentity) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path file = dir.path / "x.json";
   write_output(file.string(), "{}\n", "--json");
   fs::create_symlink(file, dir.path / "alias.json");
@@ -100,7 +91,7 @@ TEST(OutputFile, SameFileIsJudgedByIdentity) {
 }
 
 TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
-  TempDir dir;
+  ScratchDir dir;
   const std::string json = (dir.path / "x.json").string();
   const std::string alias = (dir.path / "." / "x.json").string();
   auto r = run_ompref("run stream --size tiny --no-ceiling --json " + json + " --csv " + alias);
@@ -110,7 +101,7 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
 }
 
 TEST(OutputCli, AFifoOutputIsRefusedNotWaitedOn) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path fifo = dir.path / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
   auto r = run_ompref("run stream --size tiny --no-ceiling --json " + fifo.string(), "timeout 20");
@@ -128,7 +119,7 @@ TEST(OutputCli, JsonToStandardOutputIsTheDocumentAlone) {
 }
 
 TEST(OutputCli, ResultsCarryTheirProvenance) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path json = dir.path / "r.json", csv = dir.path / "r.csv";
   auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd --json " + json.string() +
                       " --csv " + csv.string());
@@ -155,7 +146,7 @@ TEST(OutputCli, VersionIsOneLineWithCommitAndCompiler) {
 }
 
 TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
-  TempDir dir;
+  ScratchDir dir;
   // Interrupted once the first run is saved: exit 130, the folder holds valid
   // JSON with every run that finished, and no temporary file.
   const std::string script = fmt::format(
@@ -183,7 +174,7 @@ TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
 }
 
 TEST(OutputCli, CheckRunsEveryVariantOnceAndWritesJUnit) {
-  TempDir dir;
+  ScratchDir dir;
   const fs::path xml = dir.path / "check.xml";
   auto r = run_ompref("check --quiet --junit " + xml.string());
   ASSERT_EQ(r.status, 0) << r.output;

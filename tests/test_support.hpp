@@ -8,6 +8,11 @@
 #include <string>
 #include <vector>
 #include <sys/wait.h>
+#include <sys/resource.h>
+#include <fcntl.h>
+#include <unistd.h>
+#include <chrono>
+#include <filesystem>
 
 #include <gtest/gtest.h>
 
@@ -77,6 +82,46 @@ inline CommandResult run_ompref(const std::string& args, const std::string& env 
   std::remove(err_path);
   r.output += r.stderr_text;
   return r;
+}
+
+// A fresh directory under the temporary directory, removed with everything in it.
+struct ScratchDir {
+  std::filesystem::path path;
+  ScratchDir() {
+    std::string t = (std::filesystem::temp_directory_path() / "ompref_test_XXXXXX").string();
+    path = mkdtemp(t.data());
+  }
+  ~ScratchDir() { std::filesystem::remove_all(path); }
+};
+
+// Runs `ompref` with `args` (no shell) and measures it: wall seconds and the
+// peak resident memory of that one process (wait4's rusage).
+struct MeasuredRun {
+  int status = -1;
+  double seconds = 0;
+  double max_rss_bytes = 0;
+};
+inline MeasuredRun run_measured(const std::vector<std::string>& args) {
+  std::vector<char*> argv{const_cast<char*>(OMPREF_BIN)};
+  for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+  argv.push_back(nullptr);
+  MeasuredRun m;
+  const auto t0 = std::chrono::steady_clock::now();
+  const pid_t pid = fork();
+  if (pid == 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    dup2(null, STDOUT_FILENO);
+    dup2(null, STDERR_FILENO);
+    execv(OMPREF_BIN, argv.data());
+    _exit(127);
+  }
+  int raw = 0;
+  struct rusage usage {};
+  if (pid < 0 || wait4(pid, &raw, 0, &usage) != pid) return m;
+  m.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  m.status = WIFEXITED(raw) ? WEXITSTATUS(raw) : 128 + WTERMSIG(raw);
+  m.max_rss_bytes = double(usage.ru_maxrss) * 1024;
+  return m;
 }
 
 inline int count_lines(const std::string& text) {

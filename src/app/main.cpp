@@ -47,6 +47,37 @@ void list_devices() {
     fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
 }
 
+// An empty value (`--G ''`, `--mesh ''`) is refused by every option that
+// takes one, in this command, its subcommands and their option groups: CLI11
+// would otherwise read it as 0, an empty path or the default.
+void refuse_empty_values(CLI::App& app) {
+  const CLI::Validator non_empty(
+      [](std::string& value) { return value.empty() ? std::string("empty value (see ompref --help)") : std::string(); },
+      "");
+  for (CLI::Option* option : app.get_options())
+    if (option->get_type_size() > 0) option->check(non_empty);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) refuse_empty_values(*sub);
+}
+
+// `ompref run W --help`: W's options alone (the other workloads' are hidden),
+// then W's sizes, its default sizes and its variants.
+void focus_help(int argc, char** argv, CLI::App& run) {
+  if (argc < 3 || std::string(argv[1]) != "run") return;
+  Workload* w = registry().workload(argv[2]);
+  bool help = false;
+  for (int i = 3; i < argc; ++i) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
+  if (!w || !help) return;
+  for (CLI::App* group : run.get_subcommands([](CLI::App*) { return true; }))
+    if (group->get_group() != w->name() + " options")
+      for (CLI::Option* option : group->get_options()) option->group("");
+  std::string footer = fmt::format("\n{} sizes: {} (auto: {} on the host, {} on an offload device)\n{} variants:\n",
+                                   w->name(), fmt::join(w->sizes(), ", "), w->default_size(), w->device_size(),
+                                   w->name());
+  for (const Variant* v : registry().variants(w->name()))
+    footer += fmt::format("  {:<28} {}\n", v->name, v->sentence);
+  run.footer(footer);
+}
+
 int run_main(int argc, char** argv) {
   set_command_line(argc, argv);
   CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
@@ -68,12 +99,15 @@ int run_main(int argc, char** argv) {
       ->required()
       ->check(CLI::IsMember(workload_names));
   run->add_option("--variant", args.variants, "V[,V...] or all")->delimiter(',');
-  run->add_option("--size", args.size, "tiny, small, medium, large, huge or paper (what the workload has)");
+  run->add_option("--size", args.size,
+                  "auto (the default: host-sized on the host, device-sized where target variants run on a device), "
+                  "tiny, small, medium, large, huge or paper (what the workload has)");
   run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
   run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
+  focus_help(argc, argv, *run);
 
   // The quick toolchain check: every variant of every workload at its
   // smallest size, one repetition, no ceiling.
@@ -93,6 +127,7 @@ int run_main(int argc, char** argv) {
   ReportArgs report_args;
   CLI::App* report = add_report_command(app, report_args);
 
+  refuse_empty_values(app);
   const std::set<std::string> commands = {"list", "devices", "run", "check", "compare", "report"};
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
     throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));

@@ -72,9 +72,13 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
   }
 }
 
+// --size auto (or none): the workload's size for where its target variants
+// run, the device or the host.
 std::string size_of(const RunArgs& args, const Workload& w) {
   if (args.smallest) return w.sizes().front();
-  return args.size.empty() ? w.default_size() : args.size;
+  if (!args.size.empty() && args.size != "auto") return args.size;
+  static const bool on_device = target_runs_on_device(resolve_devices(args.device).front());
+  return on_device ? w.device_size() : w.default_size();
 }
 
 // Which workloads, which of their variants, at which size.
@@ -218,6 +222,9 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
                                  OMPREF_OFFLOAD_DESC));
   s.host = host_info();
   s.limits = memory_limits(s.host, s.any_target, s.devices);
+  // Every planned workload's options, input files and memory, before any
+  // ceiling is measured or any workload allocates.
+  for (const auto& [w, chosen] : s.plan) w->check(size_of(args, *w), s.limits);
   s.files->open_folder();
   return s;
 }

@@ -366,8 +366,7 @@ nlohmann::json GppInstance::observables(const std::string&) const {
   return {{"achtemp", a}};
 }
 
-std::unique_ptr<GppInstance> make_instance(const Deck& deck, Data data, const MemoryLimits& limits,
-                                           const TunedShape& tuned) {
+void check_instance(const Deck& deck, Data data, const MemoryLimits& limits) {
   check_deck(deck);
   const std::string what = fmt::format("gpp deck \"{}\"", deck_text(deck));
   const double elements = double(deck.number_bands) * double(deck.ngpown()) * double(deck.ncouls);
@@ -378,6 +377,11 @@ std::unique_ptr<GppInstance> make_instance(const Deck& deck, Data data, const Me
         what, elements, varied_reference_max_elements));
   limits.check_host(host_bytes(deck), what);
   limits.check_device(device_bytes(deck), what);
+}
+
+std::unique_ptr<GppInstance> make_instance(const Deck& deck, Data data, const MemoryLimits& limits,
+                                           const TunedShape& tuned) {
+  check_instance(deck, data, limits);
   auto instance = std::make_unique<GppInstance>(deck, data, tuned);
   instance->reset();
   instance->compute_reference();
@@ -401,6 +405,7 @@ class GppWorkload final : public Workload {
   int order() const override { return 1; }
   std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "small"; }
+  std::string device_size() const override { return "medium"; }
   void add_options(CLI::App& group) override {
     group.add_option("--deck", deck_, deck_help());
     group.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")
@@ -419,16 +424,21 @@ class GppWorkload final : public Workload {
             },
             "BANDS,IG_CHUNK,THREADS[,SCALARS]"));
   }
+  void check(const std::string& size, const MemoryLimits& limits) const override {
+    if (!tuned_shape_.empty()) parse_tuned_shape(tuned_shape_);
+    check_instance(deck_of(size), data_names().at(data_), limits);
+  }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     const TunedShape tuned = tuned_shape_.empty() ? TunedShape{} : parse_tuned_shape(tuned_shape_);
-    return make_instance(deck_.empty() ? deck_for_size(size) : parse_deck(deck_), data_names().at(data_), limits,
-                         tuned);
+    return make_instance(deck_of(size), data_names().at(data_), limits, tuned);
   }
 
  private:
   std::string deck_;
   std::string data_ = "uniform";
   std::string tuned_shape_;
+
+  Deck deck_of(const std::string& size) const { return deck_.empty() ? deck_for_size(size) : parse_deck(deck_); }
 };
 
 const Registration registration{std::make_unique<GppWorkload>()};

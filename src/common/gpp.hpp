@@ -109,6 +109,8 @@ class GppInstance final : public Instance {
   std::string reference_name_;
 };
 
+// The checks of make_instance (deck, reference size, memory), allocating nothing.
+void check_instance(const Deck& deck, Data data, const MemoryLimits& limits);
 // Checks the deck and memory, then allocates and computes the reference.
 std::unique_ptr<GppInstance> make_instance(const Deck& deck, Data data, const MemoryLimits& limits,
                                            const TunedShape& tuned = TunedShape{});

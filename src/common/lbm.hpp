@@ -126,6 +126,8 @@ class LbmInstance final : public Instance {
   mutable std::shared_ptr<Reference> ref_;
 };
 
+// The checks of make_instance (parameters, shapes, --out, memory), allocating nothing.
+void check_params(const Params& p, const MemoryLimits& limits);
 // Checks the parameters and the memory (host and device), then allocates.
 std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& limits);
 

@@ -105,7 +105,6 @@ struct CubeSize {
 };
 constexpr std::array<CubeSize, 5> cube_sizes{
     {{"tiny", 8}, {"small", 32}, {"medium", 96}, {"large", 128}, {"huge", 256}}};
-constexpr const char* default_cube_size = "medium";
 
 std::vector<std::string> size_names() {
   std::vector<std::string> names;
@@ -132,23 +131,32 @@ void check_sizes(double nv, double nt, const std::string& what, const MemoryLimi
 
 }  // namespace
 
-std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
-                                            const MemoryLimits& limits) {
+void check_instance(const MeshOptions& options, const std::string& size, const MemoryLimits& limits) {
   if (!options.file.empty()) {
     if (options.cube > 0) throw UsageError("--mesh and --cube: give one of them");
     if (options.jitter != 0) throw UsageError("--jitter applies to --cube, not to --mesh");
-    meshb::MeshData data = meshb::read_file(options.file, limits.host_bytes);
-    RawMesh raw = from_meshb(data, options.file);
-    data = meshb::MeshData{};
-    check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), fmt::format("mesh {}", options.file), limits);
-    return std::make_unique<MeshInstance>(std::move(raw), options.renumber);
+    meshb::check_file(options.file, limits.host_bytes);
+    return;
   }
   const int n = options.cube > 0 ? options.cube : cube_for_size(size);
   if (!(options.jitter >= 0 && options.jitter <= 0.15))
     throw UsageError(fmt::format("--jitter: {} is outside [0, 0.15]", options.jitter));
   const double m = double(n) + 1;
   check_sizes(m * m * m, 6.0 * n * n * n, fmt::format("mesh cube {} ({:.0f} tetrahedra)", n, 6.0 * n * n * n), limits);
-  return std::make_unique<MeshInstance>(make_cube(n, options.jitter), options.renumber);
+}
+
+std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
+                                            const MemoryLimits& limits) {
+  check_instance(options, size, limits);
+  if (!options.file.empty()) {
+    meshb::MeshData data = meshb::read_file(options.file, limits.host_bytes);
+    RawMesh raw = from_meshb(data, options.file);
+    data = meshb::MeshData{};
+    check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), fmt::format("mesh {}", options.file), limits);
+    return std::make_unique<MeshInstance>(std::move(raw), options.renumber);
+  }
+  return std::make_unique<MeshInstance>(make_cube(options.cube > 0 ? options.cube : cube_for_size(size), options.jitter),
+                                        options.renumber);
 }
 
 namespace {
@@ -158,7 +166,8 @@ class MeshWorkload final : public Workload {
   std::string name() const override { return "mesh"; }
   int order() const override { return 3; }
   std::vector<std::string> sizes() const override { return size_names(); }
-  std::string default_size() const override { return default_cube_size; }
+  std::string default_size() const override { return "small"; }
+  std::string device_size() const override { return "large"; }
   void add_options(CLI::App& group) override {
     group.add_option("--cube", options_.cube, "mesh: unit cube of N^3 hexahedra x 6 tetrahedra (overrides --size)")
         ->check(CLI::Range(1, 2048));
@@ -170,6 +179,9 @@ class MeshWorkload final : public Workload {
     for (const auto& [order, value] : renumber_names) orders.push_back(order);
     group.add_option("--renumber", options_.renumber, "mesh: vertex and element order")
         ->transform(CLI::CheckedTransformer(renumber_names).description(fmt::format("{{{}}}", fmt::join(orders, ","))));
+  }
+  void check(const std::string& size, const MemoryLimits& limits) const override {
+    check_instance(options_, size, limits);
   }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     return make_instance(options_, size, limits);

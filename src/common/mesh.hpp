@@ -155,6 +155,9 @@ struct MeshOptions {
   Renumber renumber = Renumber::none;
 };
 
+// The checks of make_instance (options, the file's type, size and header, the
+// cube's indices and memory), allocating nothing.
+void check_instance(const MeshOptions& options, const std::string& size, const MemoryLimits& limits);
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits);
 

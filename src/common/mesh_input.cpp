@@ -1,11 +1,15 @@
 // mesh: where a mesh comes from. The generated unit cube (Kuhn's split of each
 // hexahedron into 6 tetrahedra) and the libMeshb data read by common/meshb.hpp.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <limits>
 
 #include <fmt/format.h>
 
 #include "common/mesh.hpp"
+#include "common/mesh_element.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::mesh {
@@ -72,6 +76,50 @@ RawMesh make_cube(int n, double jitter) {
   return raw;
 }
 
+namespace {
+
+// The scale of a file's coordinates, checked before any kernel runs:
+// triangle areas square a cross product (edge length to the 4th power), so
+// edges must lie within [1e-50, 1e50] for every intermediate to stay a
+// normal double; and a coordinate difference loses log10(|x|max / edge)
+// digits, so the largest coordinate may be at most 1e5 times the shortest
+// edge (its differences keep 11 of 16 digits, within the volumes' 1e-10
+// tolerance against the long-double reference). Inverted tetrahedra (negative
+// volume) are kept, with one warning: the kernels use signed volumes.
+void check_coordinates(const RawMesh& raw, const std::string& name) {
+  double coord_max = 0;
+  for (double x : raw.crd) coord_max = std::max(coord_max, std::fabs(x));
+  double edge_min = std::numeric_limits<double>::infinity(), edge_max = 0;
+  std::int64_t inverted = 0;
+  const std::int64_t nt = std::int64_t(raw.tet.size() / 4);
+  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  for (std::int64_t t = 0; t < nt; ++t) {
+    const double* p[4];
+    for (int k = 0; k < 4; ++k) p[k] = &raw.crd[3 * std::size_t(raw.tet[4 * t + k])];
+    for (const auto& e : edges) {
+      double l = 0;
+      for (int d = 0; d < 3; ++d) l = std::max(l, std::fabs(p[e[1]][d] - p[e[0]][d]));
+      if (l > 0) edge_min = std::min(edge_min, l);
+      edge_max = std::max(edge_max, l);
+    }
+    inverted += tet_volume(p[0], p[1], p[2], p[3]) < 0;
+  }
+  if (!(edge_max <= 1e50) || !(edge_min >= 1e-50))
+    throw UsageError(fmt::format("mesh file {}: edges from {:.3g} to {:.3g} (accepted: within [1e-50, 1e50], where the "
+                                 "kernels' areas and volumes stay normal doubles; rescale the coordinates)",
+                                 name, edge_min, edge_max));
+  if (coord_max > 1e5 * edge_min)
+    throw UsageError(fmt::format("mesh file {}: coordinates up to {:.3g} with edges down to {:.3g} (accepted: at most "
+                                 "1e5 times the shortest edge, so that volumes keep their 1e-10 accuracy; translate "
+                                 "the mesh towards the origin)",
+                                 name, coord_max, edge_min));
+  if (inverted > 0)
+    fmt::print(stderr, "ompref: warning: mesh file {}: {} of {} tetrahedra are inverted (negative volume); they are "
+               "kept and their volumes count negative\n", name, inverted, nt);
+}
+
+}  // namespace
+
 RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
   const meshb::ElementBlock& tets = data.block(meshb::kTetrahedra);
   if (data.dimension != 3)
@@ -83,6 +131,7 @@ RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
   raw.crd = data.xyz;
   raw.tet = tets.nodes;
   raw.tri = data.block(meshb::kTriangles).nodes;
+  check_coordinates(raw, name);
   return raw;
 }
 

@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include <fmt/format.h>
@@ -85,22 +86,60 @@ MeshData parse(const unsigned char* data, std::size_t size, const std::string& n
   return detail::parse_ascii(data, size, name, max_bytes);
 }
 
-MeshData read_file(const std::string& path, double max_bytes) {
+namespace {
+
+// Opens `path` for reading once its type is known to be a regular file (a
+// FIFO would block fopen until a writer comes; a directory or a device has
+// no size) and its size fits `max_bytes` (0: no limit).
+std::FILE* open_regular(const std::string& path, double max_bytes, std::uintmax_t& size) {
   using detail::fail;
+  std::error_code ec;
+  const std::filesystem::file_status status = std::filesystem::status(path, ec);
+  if (ec || !std::filesystem::exists(status))
+    fail(path, "open", fmt::format("cannot be read ({})", ec ? ec.message() : "no such file"));
+  if (!std::filesystem::is_regular_file(status))
+    fail(path, "open",
+         fmt::format("is a {}, not a regular file", std::filesystem::is_directory(status)   ? "directory"
+                                                     : std::filesystem::is_fifo(status)     ? "FIFO"
+                                                     : std::filesystem::is_socket(status)   ? "socket"
+                                                                                            : "device or special file"));
+  size = std::filesystem::file_size(path, ec);
+  if (ec) fail(path, "open", fmt::format("cannot be read ({})", ec.message()));
+  if (max_bytes > 0 && double(size) > max_bytes)
+    fail(path, "open", fmt::format("{} bytes do not fit in the {:.0f} bytes of memory available", size, max_bytes));
   std::FILE* f = std::fopen(path.c_str(), "rb");
   if (!f) fail(path, "open", fmt::format("cannot be read ({})", std::strerror(errno)));
+  return f;
+}
+
+}  // namespace
+
+void check_file(const std::string& path, double max_bytes) {
+  using detail::fail;
+  std::uintmax_t size = 0;
+  std::FILE* f = open_regular(path, max_bytes, size);
+  unsigned char head[8] = {};
+  const std::size_t got = std::fread(head, 1, sizeof head, f);
+  std::fclose(f);
+  if (got == 0) fail(path, "header", "the file is empty");
+  bool binary = false;
+  for (std::size_t i = 0; i < got && i < 4; ++i) binary = binary || head[i] == 0;
+  if (!binary) return;  // text: the ASCII reader's first keyword check comes with the read
+  if (got < 8) fail(path, "header", "a binary file shorter than its 8-byte header");
+  std::int32_t code = 0, version = 0;
+  std::memcpy(&code, head, 4);
+  std::memcpy(&version, head + 4, 4);
+  if (code == 16777216) version = std::int32_t(__builtin_bswap32(std::uint32_t(version)));
+  else if (code != 1)
+    fail(path, "header", fmt::format("not a libMeshb binary file (leading int32 is {}, expected 1)", code));
+  if (version < 1 || version > 4) fail(path, "header", fmt::format("bad version {} (accepted: 1 to 4)", version));
+}
+
+MeshData read_file(const std::string& path, double max_bytes) {
+  using detail::fail;
+  std::uintmax_t size = 0;
+  std::FILE* f = open_regular(path, max_bytes, size);
   std::string buffer;
-  bool ok = std::fseek(f, 0, SEEK_END) == 0;
-  long size = ok ? std::ftell(f) : -1;
-  ok = ok && size >= 0 && std::fseek(f, 0, SEEK_SET) == 0;
-  if (!ok) {
-    std::fclose(f);
-    fail(path, "open", "is not a regular file");
-  }
-  if (max_bytes > 0 && double(size) > max_bytes) {
-    std::fclose(f);
-    fail(path, "open", fmt::format("{} bytes do not fit in the memory available", size));
-  }
   buffer.resize(std::size_t(size));
   std::size_t got = size > 0 ? std::fread(buffer.data(), 1, buffer.size(), f) : 0;
   std::fclose(f);

@@ -73,6 +73,10 @@ struct MeshData {
 // Reads `.mesh` (ASCII) or `.meshb` (binary); the content decides, the name is
 // for messages. `max_bytes` (0: no limit) bounds the memory the mesh may take.
 MeshData read_file(const std::string& path, double max_bytes = 0);
+// What read_file checks before it reads: a regular file (FIFOs, directories
+// and devices refused by type), readable, its size within `max_bytes`, and a
+// binary file's header; reads 8 bytes, allocates nothing. Throws UsageError.
+void check_file(const std::string& path, double max_bytes = 0);
 MeshData parse(const unsigned char* data, std::size_t size, const std::string& name, double max_bytes = 0);
 
 // Writers. Binary: version 1-4, `swap` writes the byte order opposite to this

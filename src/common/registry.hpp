@@ -83,12 +83,23 @@ class Workload {
   // whose variants measure the ceiling goes first.
   virtual int order() const = 0;
   virtual std::vector<std::string> sizes() const = 0;
+  // `--size auto` (the default): the size of a run on the host, sized for a
+  // host (a 2-core machine runs the whole suite in minutes), and of a run on
+  // an offload device, sized for the device (stream's target triad large
+  // enough to reach its ceiling).
   virtual std::string default_size() const = 0;
+  virtual std::string device_size() const { return default_size(); }
   // Workload parameters (--deck, --nx, ...), bound to members of the workload,
   // added to the workload's own option group of the run command (the runner
   // refuses them for other workloads).
   virtual void add_options(CLI::App& group) = 0;
-  // Checks the parameters and the memory, then allocates: throws UsageError.
+  // Checks the parameters, the input files (type, opened, header) and the
+  // memory that make(size, limits) would need, allocating nothing: throws
+  // UsageError. The runner calls it for every planned workload before
+  // anything is measured or allocated, so that a bad option of the last
+  // workload of `run all` is refused at once.
+  virtual void check(const std::string& /*size*/, const MemoryLimits& /*limits*/) const {}
+  // Checks (as check() does), then allocates: throws UsageError.
   virtual std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) = 0;
   // An instance for measuring the bandwidth ceiling of a place (on a device
   // or the host) with this workload's ceiling variants (Variant::ceiling_phase);

@@ -85,11 +85,15 @@ nlohmann::json StreamInstance::observables(const std::string& /*kernel*/) const 
   return {{"dot", dot}, {"a0", a[0]}, {"b0", b[0]}, {"c0", c[0]}};
 }
 
-std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits) {
+void check_instance(std::size_t n, const MemoryLimits& limits) {
   const double bytes = 3.0 * sizeof(double) * double(n);
   const std::string what = fmt::format("stream with n = {} (three arrays)", n);
   limits.check_host(bytes, what);
   limits.check_device(bytes, what);
+}
+
+std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits) {
+  check_instance(n, limits);
   return std::make_unique<StreamInstance>(n);
 }
 
@@ -101,13 +105,16 @@ class StreamWorkload final : public Workload {
   int order() const override { return 0; }
   std::vector<std::string> sizes() const override { return {"tiny", "small", "medium", "large"}; }
   std::string default_size() const override { return "medium"; }
+  std::string device_size() const override { return "large"; }
   void add_options(CLI::App& group) override {
     group.add_option("--n", n_, "stream: elements per array (overrides --size)")
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 34));
   }
+  void check(const std::string& size, const MemoryLimits& limits) const override {
+    check_instance(n_ > 0 ? n_ : elements_for_size(size), limits);
+  }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
-    if (n_ > 0) return make_instance(n_, limits);
-    return make_instance(elements_for_size(size), limits);
+    return make_instance(n_ > 0 ? n_ : elements_for_size(size), limits);
   }
   // Arrays well beyond any cache: 3 x 256 MiB on the host, 3 x 2 GiB on a
   // device, halved until they take at most half of the memory.

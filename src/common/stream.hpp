@@ -42,6 +42,8 @@ class StreamInstance final : public Instance {
 };
 
 // Checks memory, then allocates: the workload and the ceiling measurement both use it.
+// The memory check of make_instance, allocating nothing.
+void check_instance(std::size_t n, const MemoryLimits& limits);
 std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits);
 
 }  // namespace ompref::stream

@@ -7,6 +7,8 @@
 
 #include <fmt/format.h>
 
+#include "common/output_file.hpp"
+
 namespace ompref::vtk {
 
 void write_vti(const std::string& path, const Image& im) {
@@ -27,27 +29,22 @@ void write_vti(const std::string& path, const Image& im) {
     offset += sizeof(std::uint64_t) + f.data.size() * sizeof(float);
   }
   xml += "      </PointData>\n    </Piece>\n  </ImageData>\n  <AppendedData encoding=\"raw\">\n   _";
-  std::ofstream out(path, std::ios::binary);
-  if (!out) throw std::runtime_error("vtk: cannot write " + path);
-  out.write(xml.data(), std::streamsize(xml.size()));
   for (const Field& f : im.fields) {
     const std::uint64_t bytes = f.data.size() * sizeof(float);
-    out.write(reinterpret_cast<const char*>(&bytes), sizeof bytes);
-    out.write(reinterpret_cast<const char*>(f.data.data()), std::streamsize(bytes));
+    xml.append(reinterpret_cast<const char*>(&bytes), sizeof bytes);
+    xml.append(reinterpret_cast<const char*>(f.data.data()), bytes);
   }
-  const std::string tail = "\n  </AppendedData>\n</VTKFile>\n";
-  out.write(tail.data(), std::streamsize(tail.size()));
-  if (!out) throw std::runtime_error("vtk: error writing " + path);
+  xml += "\n  </AppendedData>\n</VTKFile>\n";
+  write_output(path, xml, "--out (VTK frame)");
 }
 
 void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames) {
-  std::ofstream out(path);
-  if (!out) throw std::runtime_error("vtk: cannot write " + path);
-  out << "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
-         "  <Collection>\n";
+  std::string xml = "<?xml version=\"1.0\"?>\n<VTKFile type=\"Collection\" version=\"0.1\" byte_order=\"LittleEndian\">\n"
+                    "  <Collection>\n";
   for (const auto& [time, file] : frames)
-    out << fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", time, file);
-  out << "  </Collection>\n</VTKFile>\n";
+    xml += fmt::format("    <DataSet timestep=\"{}\" group=\"\" part=\"0\" file=\"{}\"/>\n", time, file);
+  xml += "  </Collection>\n</VTKFile>\n";
+  write_output(path, xml, "--out (VTK index)");
 }
 
 static std::string attribute(const std::string& tag, const std::string& name) {

@@ -20,9 +20,12 @@ struct Image {
   std::vector<Field> fields;
 };
 
-// Writes `image` to `path` (throws std::runtime_error when the file cannot be written).
+// Writes `image` to `path` whole or not at all (common/output_file.hpp:
+// temporary file, sync, rename); throws UsageError when it cannot be written.
 void write_vti(const std::string& path, const Image& image);
-// Writes a .pvd collection: (time, file name relative to the .pvd) per frame.
+// Writes a .pvd collection: (time, file name relative to the .pvd) per frame,
+// rewritten after every frame as write_vti writes, so that an interrupted run
+// leaves the previous index whole.
 void write_pvd(const std::string& path, const std::vector<std::pair<double, std::string>>& frames);
 // Reads a .vti written by write_vti (raw appended Float32, UInt64 headers).
 Image read_vti(const std::string& path);

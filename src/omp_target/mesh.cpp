@@ -233,7 +233,10 @@ void target_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 // threads, each team reduces one block of tets with a `parallel for` reduction
 // (lanes read consecutive tets: schedule(static, 1)) and writes its partial;
 // the partials (48 KiB) come back and are combined in block order on the host.
-// No cross-team reduction by the runtime.
+// No cross-team reduction by the runtime. On the host fallback a league of
+// reduce_blocks teams would be as many host threads (libomp: "Cannot form a
+// team with 1024 threads"): there one team runs the blocks, its parallel for
+// on the host's threads.
 void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nt = m.nt;
@@ -244,7 +247,7 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const int nb = reduce_blocks;
   const std::int64_t chunk = (nt + nb - 1) / nb;
   const double inf = std::numeric_limits<double>::infinity();
-#pragma omp target teams distribute num_teams(nb) thread_limit(256) device(dev) \
+#pragma omp target teams distribute num_teams(ctx.on_device ? nb : 1) thread_limit(256) device(dev) \
     map(alloc : volume[0:nt], quality[0:nt], part[0:6 * nb], part_index[0:nb])
   for (int b = 0; b < nb; ++b) {
     const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
