@@ -59,7 +59,8 @@ struct Teams {
 };
 Teams teams_of(const GppInstance& s, const Share& sh, int bands, const TunedShape& t) {
   const long pairs = long((s.nb + bands - 1) / bands) * s.ngpown;
-  return Teams{std::max(1, (sh.hi - sh.lo + t.ig_chunk - 1) / t.ig_chunk), int((pairs + t.threads - 1) / t.threads)};
+  const long chunks = (long(sh.hi) - sh.lo + t.ig_chunk - 1) / t.ig_chunk;
+  return Teams{int(std::max(1L, chunks)), int((pairs + t.threads - 1) / t.threads)};
 }
 
 template <int Bands>
@@ -100,7 +101,7 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices) {
       for (int team = 0; team < nteams; ++team) {
         const int c = team / tiles;
         const long p0 = long(team % tiles) * threads, p1 = std::min(pairs, p0 + threads);
-        const int ig0 = ig_lo + c * ig_chunk, ig1 = std::min(ig_hi, ig0 + ig_chunk);
+        const int ig0 = ig_lo + c * ig_chunk, ig1 = ig0 + std::min(ig_chunk, ig_hi - ig0);
         Complex3 acc = complex3_zero();
 #pragma omp parallel for reduction(c3sum : acc)
         for (long p = p0; p < p1; ++p) {
