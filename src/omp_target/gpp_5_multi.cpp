@@ -59,11 +59,12 @@ struct Teams {
 };
 Teams teams_of(const GppInstance& s, const Share& sh, int bands, const TunedShape& t) {
   const long pairs = long((s.nb + bands - 1) / bands) * s.ngpown;
-  return Teams{std::max(1, (sh.hi - sh.lo + t.ig_chunk - 1) / t.ig_chunk), int((pairs + t.threads - 1) / t.threads)};
+  const long chunks = (long(sh.hi) - sh.lo + t.ig_chunk - 1) / t.ig_chunk;
+  return Teams{int(std::max(1L, chunks)), int((pairs + t.threads - 1) / t.threads)};
 }
 
 template <int Bands>
-Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices) {
+Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_device) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
   const Complex* aqsn = s.aqsntemp.data();
@@ -92,15 +93,18 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices) {
       const Share sh = share(s, i, devices.size());
       const Teams t = teams_of(s, sh, Bands, s.tuned);
       const int ig_lo = sh.lo, ig_hi = sh.hi, tiles = t.tiles, nteams = t.count();
+      // On the host fallback one team walks them all (as lbm_tiling.hpp does):
+      // a league of nteams host teams cannot be formed.
+      const int league = on_device ? nteams : 1, limit = on_device ? threads : 1;
       const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
       Complex3* part = partial.data() + first[i];  // lives until the taskwait
-#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(nteams) thread_limit(threads) \
+#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(league) thread_limit(limit) \
     map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],                 \
                 e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:nteams])
       for (int team = 0; team < nteams; ++team) {
         const int c = team / tiles;
         const long p0 = long(team % tiles) * threads, p1 = std::min(pairs, p0 + threads);
-        const int ig0 = ig_lo + c * ig_chunk, ig1 = std::min(ig_hi, ig0 + ig_chunk);
+        const int ig0 = ig_lo + c * ig_chunk, ig1 = ig0 + std::min(ig_chunk, ig_hi - ig0);
         Complex3 acc = complex3_zero();
 #pragma omp parallel for reduction(c3sum : acc)
         for (long p = p0; p < p1; ++p) {
@@ -121,10 +125,10 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices) {
 void target_multi(GppInstance& s, RunContext& ctx) {
   const std::vector<int> devices = multi_devices(ctx);
   switch (s.tuned.bands) {
-    case 1: s.achtemp = multi_kernel<1>(s, devices); break;
-    case 2: s.achtemp = multi_kernel<2>(s, devices); break;
-    case 8: s.achtemp = multi_kernel<8>(s, devices); break;
-    default: s.achtemp = multi_kernel<4>(s, devices); break;
+    case 1: s.achtemp = multi_kernel<1>(s, devices, ctx.on_device); break;
+    case 2: s.achtemp = multi_kernel<2>(s, devices, ctx.on_device); break;
+    case 8: s.achtemp = multi_kernel<8>(s, devices, ctx.on_device); break;
+    default: s.achtemp = multi_kernel<4>(s, devices, ctx.on_device); break;
   }
 }
 
