@@ -114,7 +114,8 @@ TEST(MeshSizes, HugeIsCube256AndCheckedAgainstMemoryFirst) {
   ASSERT_NE(w, nullptr);
   const auto sizes = w->sizes();
   EXPECT_EQ(sizes, (std::vector<std::string>{"tiny", "small", "medium", "large", "huge"}));
-  EXPECT_EQ(w->default_size(), "medium");
+  EXPECT_EQ(w->default_size(), "small");  // host-sized: --size auto on the host
+  EXPECT_EQ(w->device_size(), "large");
   MemoryLimits small;
   small.host_bytes = 1e9;
   try {
