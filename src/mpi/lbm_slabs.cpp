@@ -182,8 +182,8 @@ void exchange_populations(Slab& b, int dev) {
       neighbour_indices(g, x, y, 1, nb_first);
       neighbour_indices(g, x, y, nzl, nb_last);
       for (int d = 0; d < crossing; ++d) {
-        if (!solid[nb_first[opp[up[d]]]]) out[up[d] * stride + first] = recv_below[d * plane + c];
-        if (!solid[nb_last[opp[down[d]]]]) out[down[d] * stride + last] = recv_above[d * plane + c];
+        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = recv_below[d * plane + c];
+        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = recv_above[d * plane + c];
       }
     }
 }
