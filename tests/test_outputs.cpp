@@ -165,8 +165,10 @@ TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
     ++folders;
     const nlohmann::json j = nlohmann::json::parse(slurp(folder.path() / "results.json"));
     EXPECT_GE(j["runs"].size(), 1u);
-    EXPECT_TRUE(fs::exists(folder.path() / "results.csv"));
+    ASSERT_TRUE(fs::exists(folder.path() / "results.csv"));
     EXPECT_TRUE(fs::exists(folder.path() / "table.txt"));
+    // The three files are one set: the CSV holds the same runs (plus its header).
+    EXPECT_EQ(count_lines(slurp(folder.path() / "results.csv")), int(j["runs"].size()) + 1);
     for (const auto& f : fs::directory_iterator(folder.path()))
       EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << f.path();
   }

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <atomic>
+#include <csignal>
+
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
@@ -14,6 +17,35 @@
 namespace fs = std::filesystem;
 
 namespace ompref {
+
+namespace {
+
+// idle -> saving -> idle around each save of the folder; an interrupt moves
+// idle -> exiting (and exits) or saving -> pending (the save exits when done).
+enum State : int { idle, saving, pending, exiting };
+std::atomic<int> interrupt_state{idle};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+[[noreturn]] void exit_interrupted() noexcept {
+  remove_pending_output();
+  static const char text[] = "\nompref: interrupted; every finished run is in the results folder\n";
+  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, text, sizeof text - 1);
+  _exit(130);
+}
+
+extern "C" void on_interrupt(int) {
+  int expected = idle;
+  if (interrupt_state.compare_exchange_strong(expected, exiting)) exit_interrupted();
+  if (expected == saving && interrupt_state.compare_exchange_strong(expected, pending)) return;
+  // Already pending or exiting: the first interrupt finishes the job.
+}
+
+}  // namespace
+
+void exit_130_on_interrupt() {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
+}
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
   const std::pair<const std::string*, const char*> named[] = {
@@ -66,9 +98,22 @@ void ResultFiles::open_folder() {
 void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
   if (folder_.empty()) return;
   const fs::path dir = folder_;
-  write_output((dir / "results.json").string(), report_json(runs, ceilings).dump(2) + "\n", "results folder");
-  write_output((dir / "results.csv").string(), runs_to_csv(runs), "results folder");
-  write_output((dir / "table.txt").string(), table_text(runs), "results folder");
+  int expected = idle;
+  if (!interrupt_state.compare_exchange_strong(expected, saving))
+    for (;;) pause();  // an interrupt is exiting the process now
+  const auto done = [] {
+    int was = saving;
+    if (!interrupt_state.compare_exchange_strong(was, idle)) exit_interrupted();  // interrupted meanwhile
+  };
+  try {
+    write_output((dir / "results.json").string(), report_json(runs, ceilings).dump(2) + "\n", "results folder");
+    write_output((dir / "results.csv").string(), runs_to_csv(runs), "results folder");
+    write_output((dir / "table.txt").string(), table_text(runs), "results folder");
+  } catch (...) {
+    done();
+    throw;
+  }
+  done();
 }
 
 void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {

@@ -34,6 +34,11 @@ class ResultFiles {
   std::string folder_;
 };
 
+// SIGINT and SIGTERM: exit 130, leaving every finished run in the results
+// folder. An interrupt that arrives while the folder's files are written
+// takes effect once all three hold the same runs.
+void exit_130_on_interrupt();
+
 std::string table_text(const std::vector<RunResult>& runs);
 // JUnit XML: one test case per run; a failure carries the worst error, the
 // tolerance and where it is.

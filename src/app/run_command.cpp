@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -173,13 +172,6 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
   return runs;
 }
 
-extern "C" void on_interrupt(int) {
-  remove_pending_output();
-  static const char text[] = "\nompref: interrupted; every finished run is in the results folder\n";
-  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, text, sizeof text - 1);
-  _exit(130);
-}
-
 int count_runs(const Plan& plan, std::size_t devices) {
   int n = 0;
   for (const auto& [w, chosen] : plan)
@@ -246,8 +238,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
   const int saved_stdout = document_on_stdout ? dup(STDOUT_FILENO) : -1;
   if (document_on_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  exit_130_on_interrupt();
   print_header(host);
 
   Progress progress(count_runs(plan, devices.size()), !args.quiet);
