@@ -6,11 +6,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <random>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/meshb.hpp"
@@ -54,6 +56,30 @@ TEST(Meshb, ReadsAndWritesFiles) {
     EXPECT_TRUE(got == d) << ext;
   }
   EXPECT_THROW(meshb::read_file("/nonexistent/x.meshb"), UsageError);
+}
+
+TEST(Meshb, WritesWholeOrNotAtAll) {
+  // An existing file is replaced whole (no temporary left beside it); a
+  // FIFO is refused rather than waited on, and a failed write keeps the old file.
+  const std::string dir = std::string("/tmp/ompref_test_meshw_") + std::to_string(::getpid());
+  std::filesystem::create_directory(dir);
+  const std::string path = dir + "/m.meshb", fifo = dir + "/pipe.meshb";
+  meshb::MeshData d = sample_mesh();
+  meshb::write_file(d, path, 2, false);
+  meshb::write_file(d, path, 3, true);
+  EXPECT_EQ(meshb::read_file(path).version, 3);
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  EXPECT_THROW(meshb::write_file(d, fifo), UsageError);
+  EXPECT_THROW(meshb::write_file(d, dir), UsageError);
+  EXPECT_THROW(meshb::write_file(d, dir + "/missing/m.meshb"), UsageError);
+  int files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(dir)) {
+    ++files;
+    EXPECT_EQ(f.path().filename().string().find(".tmp."), std::string::npos) << f.path();
+  }
+  EXPECT_EQ(files, 2);
+  EXPECT_EQ(meshb::read_file(path).version, 3);
+  std::filesystem::remove_all(dir);
 }
 
 TEST(Meshb, SkipsUnknownKeywords) {

@@ -1,7 +1,11 @@
 // ompref-meshb-convert IN OUT [VERSION [swap]]: reads a libMeshb mesh (.mesh or
 // .meshb) and writes it again, ASCII when OUT ends in .mesh, otherwise binary of
 // VERSION (1-4, default 2), in the other byte order when "swap" is given.
-// Exit status 2 with one line on stderr for a bad file or bad arguments.
+// OUT is written whole or not at all. Exit status 2 with one line on stderr
+// for a bad file or bad arguments; 130 when interrupted (OUT unchanged).
+#include <unistd.h>
+
+#include <csignal>
 #include <cstdio>
 #include <string>
 
@@ -9,9 +13,18 @@
 #include <fmt/format.h>
 
 #include "common/meshb.hpp"
+#include "common/output_file.hpp"
 #include "common/usage_error.hpp"
 
+// Interrupted: the temporary file goes, the previous OUT (if any) stays.
+extern "C" void on_interrupt(int) {
+  ompref::remove_pending_output();
+  _exit(130);
+}
+
 int main(int argc, char** argv) {
+  std::signal(SIGINT, on_interrupt);
+  std::signal(SIGTERM, on_interrupt);
   CLI::App app{"Reads a libMeshb mesh (.mesh or .meshb) and writes it again: ASCII when OUT ends in .mesh, "
                "otherwise binary"};
   std::string in, out, order;

@@ -9,12 +9,35 @@
 namespace ompref {
 
 namespace {
-// A plain (non-terminal) log gets a repetition line at most this often.
+// A plain (non-terminal) log gets a line at most this often; a terminal's
+// line is redrawn this often while nothing else redraws it.
 constexpr double plain_interval_s = 5.0;
+constexpr double tty_interval_s = 1.0;
 }  // namespace
 
 Progress::Progress(int total_runs, bool enabled)
-    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_runs_(total_runs), start_(now()) {}
+    : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_runs_(total_runs), start_(now()) {
+  if (enabled_) beat_ = std::thread([this] { heartbeat(); });
+}
+
+Progress::~Progress() {
+  if (!beat_.joinable()) return;
+  {
+    std::lock_guard<std::mutex> lock(mutex_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  beat_.join();
+}
+
+void Progress::heartbeat() {
+  const double interval = tty_ ? tty_interval_s : plain_interval_s;
+  std::unique_lock<std::mutex> lock(mutex_);
+  while (!stopping_) {
+    wake_.wait_for(lock, std::chrono::milliseconds(250));
+    if (!stopping_ && active_ && now() - last_draw_ >= interval) draw(true);
+  }
+}
 
 double Progress::now() const {
   using clock = std::chrono::steady_clock;
@@ -23,30 +46,40 @@ double Progress::now() const {
 
 void Progress::start_run(const std::string& workload, int workload_index, int workloads, const std::string& variant,
                          int variant_index, int variants) {
-  label_ = fmt::format("{} {}/{}, {} {}/{}", workload, workload_index + 1, workloads, variant, variant_index + 1,
-                       variants);
+  std::string label = fmt::format("{} {}/{}, {} {}/{}", workload, workload_index + 1, workloads, variant,
+                                  variant_index + 1, variants);
+  std::lock_guard<std::mutex> lock(mutex_);
+  label_ = std::move(label);
   rep_text_.clear();
   run_start_ = now();
+  active_ = true;
   draw(true);
 }
 
 void Progress::repetition(int done, int total) {
+  std::lock_guard<std::mutex> lock(mutex_);
   rep_text_ = fmt::format(", repetition {}/{}", done, total);
   draw(false);
 }
 
 void Progress::finish_run() {
+  std::lock_guard<std::mutex> lock(mutex_);
   ++finished_runs_;
   finished_time_ += now() - run_start_;
+  active_ = false;
 }
 
 void Progress::note(const std::string& what) {
+  std::lock_guard<std::mutex> lock(mutex_);
   label_ = what;
   rep_text_.clear();
+  active_ = true;
   draw(true);
 }
 
 void Progress::clear() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  active_ = false;
   if (enabled_ && tty_ && drawn_) {
     fmt::print(stderr, "\r\x1b[K");
     std::fflush(stderr);
@@ -62,7 +95,7 @@ void Progress::draw(bool force) {
   std::string left = "estimating";
   if (finished_runs_ > 0) {
     const double per_run = finished_time_ / finished_runs_;
-    const double remaining = per_run * (total_runs_ - finished_runs_) - (t - run_start_);
+    const double remaining = per_run * (total_runs_ - finished_runs_) - (active_ ? t - run_start_ : 0.0);
     left = fmt::format("~{:.0f} s left", remaining > 0 ? remaining : 0.0);
   }
   const std::string line = fmt::format("[{}/{}] {}{} | {:.0f} s elapsed, {}", finished_runs_ + 1, total_runs_,

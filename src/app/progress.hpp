@@ -3,15 +3,23 @@
 // many, which repetition, time elapsed and an estimate of the time left.
 // Redrawn in place on a terminal; on a pipe or file, a plain line at the
 // start of each run and then at most every few seconds, so that a log never
-// goes silent for long and never floods.
+// goes silent for long and never floods. A heartbeat thread redraws the line
+// while a run or a note is under way, also when one repetition (or the
+// validation after the last) takes longer than that.
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
 #include <string>
+#include <thread>
 
 namespace ompref {
 
 class Progress {
  public:
   Progress(int total_runs, bool enabled);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
   void start_run(const std::string& workload, int workload_index, int workloads, const std::string& variant,
                  int variant_index, int variants);
   void repetition(int done, int total);
@@ -22,10 +30,15 @@ class Progress {
   void clear();
 
  private:
-  void draw(bool force);
+  void draw(bool force);  // with mutex_ held
   double now() const;
+  void heartbeat();
 
   bool enabled_, tty_;
+  bool active_ = false, stopping_ = false;  // a run or note is under way; the destructor runs
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::thread beat_;
   int total_runs_, finished_runs_ = 0;
   double start_, run_start_ = 0, last_draw_ = -1e9, finished_time_ = 0;
   std::string label_, rep_text_;

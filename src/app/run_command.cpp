@@ -147,6 +147,7 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
     const auto& [w, chosen] = plan[wi];
     const std::string size = size_of(args, *w);
     std::unique_ptr<Instance> instance;
+    progress.note(fmt::format("{} {}/{}: preparing the {} problem", w->name(), wi + 1, plan.size(), size));
     agree([&] { instance = w->make(size, limits); });  // MPI ranks: one refused, all leave
     for (std::size_t vi = 0; vi < chosen.size(); ++vi) {
       const Variant* v = chosen[vi];

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "common/meshb_detail.hpp"
+#include "common/output_file.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::meshb {
@@ -151,11 +152,9 @@ MeshData read_file(const std::string& path, double max_bytes) {
 void write_file(const MeshData& mesh, const std::string& path, int version, bool swap) {
   const bool ascii = path.size() >= 5 && path.compare(path.size() - 5, 5, ".mesh") == 0;
   const std::string bytes = ascii ? to_ascii(mesh, version) : to_binary(mesh, version, swap);
-  std::FILE* f = std::fopen(path.c_str(), "wb");
-  if (!f) throw UsageError(fmt::format("mesh file {}: cannot be written ({})", path, std::strerror(errno)));
-  bool ok = std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size();
-  ok = std::fclose(f) == 0 && ok;
-  if (!ok) throw UsageError(fmt::format("mesh file {}: write error", path));
+  // Whole or not at all: an interrupted or failed write leaves the previous file.
+  check_output_path(path, "mesh file");
+  write_output(path, bytes, "mesh file");
 }
 
 }  // namespace ompref::meshb
