@@ -96,6 +96,30 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+TEST(Cli, ABudgetEndsRepetitionsEarlyAndSaysSo) {
+  // Without --reps a run starts no repetition past its budget (one timed
+  // repetition at least) and validates what ran; with --reps, exactly N run.
+  const std::string path = ::testing::TempDir() + "ompref_budget.json";
+  const std::string common = "run lbm --size tiny --variant host_basic --no-ceiling --save none --json " + path;
+  auto r = run_ompref(common + " --budget 0.000001");
+  ASSERT_EQ(r.status, 0) << r.output;
+  nlohmann::json run = read_json(path)["runs"][0];
+  EXPECT_EQ(run["reps"], 1);
+  EXPECT_EQ(run["reps_requested"], 5);
+  EXPECT_TRUE(run["valid"].get<bool>());
+  r = run_ompref(common + " --reps 3");
+  ASSERT_EQ(r.status, 0) << r.output;
+  run = read_json(path)["runs"][0];
+  EXPECT_EQ(run["reps"], 3);
+  EXPECT_EQ(run["reps_requested"], 3);
+  r = run_ompref(common + " --reps 4 --budget 0.000001");
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(read_json(path)["runs"][0]["reps"], 1) << "--budget given with --reps still applies";
+  std::remove(path.c_str());
+  r = run_ompref("run stream --size tiny --budget -1");
+  EXPECT_EQ(r.status, 2) << r.output;
+}
+
 TEST(Cli, JsonHasEveryFieldOfTheSchema) {
   const std::string path = ::testing::TempDir() + "ompref_schema.json";
   const std::string csv = ::testing::TempDir() + "ompref_schema.csv";

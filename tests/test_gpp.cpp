@@ -25,7 +25,7 @@ std::unique_ptr<GppInstance> make(const std::string& size, Data data = Data::uni
 
 // Runs a variant once (one timed repetition, no warm-up) and checks it.
 void expect_valid(GppInstance& s, const Variant& v, const std::string& size, const std::vector<int>& devices = {0}) {
-  RunResult r = run_variant(v, s, size, RunSettings{1, 0, {}}, devices.front(), devices);
+  RunResult r = run_variant(v, s, size, RunSettings{1, 0, 0, {}}, devices.front(), devices);
   EXPECT_TRUE(r.check.valid) << v.name << " at " << size << ": " << r.check.detail;
   EXPECT_LE(r.check.max_rel_error, r.check.tolerance) << v.name;
   EXPECT_GT(r.fom, 0) << v.name;

@@ -23,7 +23,7 @@ Check run_checked(GppInstance& s, const std::string& name) {
   const Variant* v = registry().variant("gpp", name);
   EXPECT_NE(v, nullptr) << name;
   if (!v) return {};
-  RunResult r = run_variant(*v, s, "tiny", RunSettings{1, 0, {}}, 0, {0});
+  RunResult r = run_variant(*v, s, "tiny", RunSettings{1, 0, 0, {}}, 0, {0});
   return r.check;
 }
 
@@ -70,7 +70,7 @@ TEST(GppSteps, TargetMultiValidatesOnEveryTunedShapeAndSplit) {
   for (const std::vector<int>& devices : {std::vector<int>{0}, std::vector<int>{0, 0}, std::vector<int>{0, 0, 0}})
     for (int bands : {1, 2, 4, 8}) {
       s->tuned = TunedShape{bands, 64, 48, false};
-      const Check c = run_variant(*v, *s, "tiny", RunSettings{1, 0, {}}, 0, devices).check;
+      const Check c = run_variant(*v, *s, "tiny", RunSettings{1, 0, 0, {}}, 0, devices).check;
       EXPECT_TRUE(c.valid) << devices.size() << " shares, " << to_string(s->tuned) << ": " << c.detail;
     }
 }

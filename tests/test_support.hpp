@@ -52,7 +52,7 @@ inline RunResult run_one(Instance& instance, const std::string& workload, const 
   const Variant* v = registry().variant(workload, variant);
   EXPECT_NE(v, nullptr) << workload << " " << variant;
   if (!v) return {};
-  return run_variant(*v, instance, size, RunSettings{reps, warmup, {}}, 0, {0});
+  return run_variant(*v, instance, size, RunSettings{reps, warmup, 0, {}}, 0, {0});
 }
 
 struct CommandResult {

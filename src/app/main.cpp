@@ -104,6 +104,10 @@ int run_main(int argc, char** argv) {
                   "tiny, small, medium, large, huge or paper (what the workload has)");
   run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
   run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
+  run->add_option("--budget", args.budget_s,
+                  "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
+                  "runs; the JSON gives reps and reps_requested); default 10, off when --reps is given; 0: off")
+      ->check(CLI::Range(0.0, 1e6));
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
@@ -116,6 +120,7 @@ int run_main(int argc, char** argv) {
   check_args.smallest = true;
   check_args.reps = 1;
   check_args.warmup = 0;
+  check_args.budget_s = 0;
   check_args.no_ceiling = true;
   CLI::App* check = app.add_subcommand(
       "check", "the quick toolchain check: every variant of every workload at its smallest size, once, validated");
@@ -163,6 +168,7 @@ int run_main(int argc, char** argv) {
   if (check->parsed()) return run_suite(check_args, *check);
   if (compare->parsed()) return run_compare(compare_args);
   if (report->parsed()) return run_report(report_args);
+  if (run->count("--reps") > 0 && run->count("--budget") == 0) args.budget_s = 0;  // exactly --reps
   return run_suite(args, *run);
 }
 

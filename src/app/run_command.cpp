@@ -142,7 +142,8 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
                                 const std::vector<int>& devices, Ceilings& ceilings, Progress& progress,
                                 ResultFiles& files) {
   std::vector<RunResult> runs;
-  RunSettings settings{args.reps, args.warmup, [&](int done, int total) { progress.repetition(done, total); }};
+  RunSettings settings{args.reps, args.warmup, args.budget_s,
+                       [&](int done, int total) { progress.repetition(done, total); }};
   for (std::size_t wi = 0; wi < plan.size(); ++wi) {
     const auto& [w, chosen] = plan[wi];
     const std::string size = size_of(args, *w);

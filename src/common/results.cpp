@@ -41,6 +41,7 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"size", r.size},
       {"params", r.params},
       {"reps", r.reps},
+      {"reps_requested", r.reps_requested},
       {"warmup", r.warmup},
       {"time_s", stats_json(r.time_s)},
       {"transfer_s", r.transfer_s},

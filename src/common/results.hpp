@@ -34,7 +34,8 @@ struct RunResult {
   int device = -1;           // OpenMP device number; -1 for host variants
   std::string size;
   nlohmann::json params;
-  int reps = 0, warmup = 0;
+  int reps = 0, warmup = 0;  // timed repetitions run (fewer than asked when a budget ended them)
+  int reps_requested = 0;
   Stats time_s;
   double transfer_s = 0;
   Model model;

@@ -7,6 +7,7 @@
 #include <omp.h>
 
 #include "common/device.hpp"
+#include "common/ranks.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref {
@@ -72,7 +73,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.kernel = variant.kernel;
   r.size = size;
   r.params = instance.params();
-  r.reps = settings.reps;
+  r.reps_requested = settings.reps;
   r.warmup = settings.warmup;
 
   VariantRun run_state(variant, instance, device, devices);
@@ -82,6 +83,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     r.device = device;
   }
   const int all_reps = settings.warmup + settings.reps;
+  const double started = omp_get_wtime();
   for (int w = 0; w < settings.warmup; ++w) {
     run_state.repeat();
     if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
@@ -92,7 +94,14 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     totals.push_back(run_state.repeat());
     for (const auto& [name, seconds] : run_state.laps()) phase_times[name].push_back(seconds);
     if (settings.on_repetition) settings.on_repetition(settings.warmup + rep + 1, all_reps);
+    if (settings.budget_s > 0 && rep + 1 < settings.reps) {
+      double timed = 0;
+      for (double t : totals) timed += t;
+      const double spent = omp_get_wtime() - started, next = timed / double(totals.size());
+      if (!all_ranks(spent + next <= settings.budget_s)) break;
+    }
   }
+  r.reps = int(totals.size());
   r.check = run_state.finish();
   r.transfer_s = run_state.transfer_s();
 

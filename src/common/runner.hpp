@@ -17,6 +17,10 @@ namespace ompref {
 struct RunSettings {
   int reps = 5;
   int warmup = 1;
+  // > 0: no further timed repetition starts once warm-ups and repetitions
+  // so far, plus one more, would exceed this many seconds (at least one
+  // timed repetition runs; with several MPI ranks they stop together).
+  double budget_s = 0;
   // Called after every repetition, warm-ups included: (done, warmup + reps).
   std::function<void(int, int)> on_repetition;
 };
