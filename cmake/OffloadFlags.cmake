@@ -44,10 +44,12 @@ if(_id STREQUAL "GNU")
     set(OMPREF_OPENMP_FLAGS -fopenmp -foffload=disable)
   elseif(_mode STREQUAL "nvptx")
     # PTX, compiled by the driver. -latomic: reductions over 16-byte types; -lm: exp() in device code.
-    # gcc-12's nvptx back end knows sm_30/sm_35/sm_53/sm_70/sm_75/sm_80.
+    # gcc-12's nvptx back end knows sm_30/sm_35/sm_53/sm_70/sm_75/sm_80: newer
+    # GPUs run sm_80 PTX, compiled by their driver (and the description says so).
+    set(_arch sm_80)
     set(OMPREF_OPENMP_FLAGS -fopenmp)
-    set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic -lm")
-    set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=sm_80 -latomic -lm")
+    set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=${_arch} -latomic -lm")
+    set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=${_arch} -latomic -lm")
   elseif(_mode STREQUAL "amdgcn")  # untested
     set(OMPREF_OPENMP_FLAGS -fopenmp)
     set(OMPREF_OFFLOAD_FLAGS -foffload=amdgcn-amdhsa "-foffload-options=amdgcn-amdhsa=-march=${_arch}")

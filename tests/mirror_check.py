@@ -71,9 +71,14 @@ def check(source_dir, workload, names):
     h = normalise(host_lines, host_first, True)
     t = normalise(target_lines, target_first, False)
     if [x for x, _ in h] != [x for x, _ in t]:
-        diff = difflib.unified_diff([f"{x}  // {host.name}:{n}" for x, n in h],
-                                    [f"{x}  // {target.name}:{n}" for x, n in t],
-                                    str(host), str(target), lineterm="", n=1)
+        # Compared on the code alone; each differing line is shown with where it is.
+        diff = []
+        matcher = difflib.SequenceMatcher(a=[x for x, _ in h], b=[x for x, _ in t], autojunk=False)
+        for op, i1, i2, j1, j2 in matcher.get_opcodes():
+            if op == "equal":
+                continue
+            diff += [f"- {host.name}:{n}: {x}" for x, n in h[i1:i2]]
+            diff += [f"+ {target.name}:{n}: {x}" for x, n in t[j1:j2]]
         problems.append(f"{workload}: the pair differs beyond directives, device argument and mapping:\n"
                         + "\n".join(diff))
     return problems

@@ -78,21 +78,12 @@ void focus_help(int argc, char** argv, CLI::App& run) {
   run.footer(footer);
 }
 
-int run_main(int argc, char** argv) {
-  set_command_line(argc, argv);
-  CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
-  app.require_subcommand(0, 1);
-  bool version = false;
-  app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
-  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target> <sentence>");
-  CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
+// `run`: the workload, the shared options and each workload's own group.
+CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run workloads, validate every run, print the table");
-
   std::vector<std::string> workload_names;
   for (Workload* w : registry().workloads()) workload_names.push_back(w->name());
   workload_names.push_back("all");
-
-  RunArgs args;
   args.save = std::getenv("OMPREF_RESULTS") ? std::getenv("OMPREF_RESULTS") : "ompref-results";
   args.quiet = std::getenv("OMPREF_QUIET") != nullptr && std::string(std::getenv("OMPREF_QUIET")) == "1";
   run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
@@ -112,10 +103,13 @@ int run_main(int argc, char** argv) {
   add_output_options(*run, args);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
   focus_help(argc, argv, *run);
+  return run;
+}
 
-  // The quick toolchain check: every variant of every workload at its
-  // smallest size, one repetition, no ceiling.
-  RunArgs check_args = args;
+// The quick toolchain check: every variant of every workload at its
+// smallest size, one repetition, no warm-up, no ceiling.
+CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& check_args) {
+  check_args = run_args;
   check_args.workload = "all";
   check_args.smallest = true;
   check_args.reps = 1;
@@ -125,6 +119,20 @@ int run_main(int argc, char** argv) {
   CLI::App* check = app.add_subcommand(
       "check", "the quick toolchain check: every variant of every workload at its smallest size, once, validated");
   add_output_options(*check, check_args);
+  return check;
+}
+
+int run_main(int argc, char** argv) {
+  set_command_line(argc, argv);
+  CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
+  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target> <sentence>");
+  CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
+  RunArgs args, check_args;
+  CLI::App* run = add_run_command(app, args, argc, argv);
+  CLI::App* check = add_check_command(app, args, check_args);
 
   // compare and report read result files back (src/app/compare.cpp, src/app/report.cpp).
   CompareArgs compare_args;

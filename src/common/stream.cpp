@@ -2,9 +2,12 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "common/usage_error.hpp"
@@ -12,12 +15,33 @@
 
 namespace ompref::stream {
 
+namespace {
+
+// The sizes: one table, read by sizes(), elements_for_size() and the error
+// that lists what is accepted.
+struct SizeRow {
+  const char* name;
+  int log2_elements;
+};
+constexpr SizeRow size_table[] = {
+    {"tiny", 16},
+    {"small", 22},
+    {"medium", 25},  // BabelStream's default
+    {"large", 28},   // 6 GiB for three arrays: the GPU size
+};
+
+std::vector<std::string> size_names() {
+  std::vector<std::string> out;
+  for (const SizeRow& r : size_table) out.push_back(r.name);
+  return out;
+}
+
+}  // namespace
+
 std::size_t elements_for_size(const std::string& size) {
-  if (size == "tiny") return std::size_t(1) << 16;
-  if (size == "small") return std::size_t(1) << 22;
-  if (size == "medium") return std::size_t(1) << 25;  // BabelStream's default
-  if (size == "large") return std::size_t(1) << 28;   // 6 GiB for three arrays: the GPU size
-  throw UsageError(fmt::format("stream: unknown size '{}' (accepted: tiny, small, medium, large)", size));
+  for (const SizeRow& r : size_table)
+    if (size == r.name) return std::size_t(1) << r.log2_elements;
+  throw UsageError(fmt::format("stream: unknown size '{}' (accepted: {})", size, fmt::join(size_names(), ", ")));
 }
 
 StreamInstance::StreamInstance(std::size_t n_)
@@ -103,7 +127,7 @@ class StreamWorkload final : public Workload {
  public:
   std::string name() const override { return "stream"; }
   int order() const override { return 0; }
-  std::vector<std::string> sizes() const override { return {"tiny", "small", "medium", "large"}; }
+  std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "medium"; }
   std::string device_size() const override { return "large"; }
   void add_options(CLI::App& group) override {

@@ -1,5 +1,5 @@
-// gpp on the host: the BerkeleyGW GPP mini-app's loop as the competition
-// baseline runs it. Its offload port is src/omp_target/gpp.cpp: the same
+// gpp on the host: the BerkeleyGW GPP mini-app's loop as the GPU hackathon
+// report's baseline runs it. Its offload port is src/omp_target/gpp.cpp: the same
 // program, differing only in directives, the device argument and the data
 // mapping (`diff src/omp_host/gpp.cpp src/omp_target/gpp.cpp`). The tiled
 // host baseline is the next step, src/omp_host/gpp_tiled.cpp.
@@ -54,7 +54,8 @@ void host_naive(GppInstance& s, [[maybe_unused]] RunContext& ctx) {
 
 const Registration host_naive_registration{host_variant(
     "gpp", "host_naive",
-    "the competition baseline: band loop outermost in parallel, k innermost, factor recomputed per term from strided rows",
+    "the hackathon report's baseline: band loop outermost in parallel, k innermost, factor recomputed per "
+    "term from strided rows",
     host_naive)};
 
 }  // namespace
