@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The runs behind results/h200/<date>-<set>/: one set per device call, each
-# with the CUDA ceilings built and run first in the same command. Run on the
-# GPU machine from the checkout root, with .gpu/ and build-gpu/ompref carried
-# (README "On an NVIDIA GPU"); writes into $OUT (or ./h200-out).
+# The runs behind results/h200/<date>-<set>/: one set per device call. Run on
+# the GPU machine from the checkout root, with .gpu/ and build-gpu/ompref carried
+# (README "On an NVIDIA GPU"); writes into $OUT (or ./h200-out). The CUDA
+# ceilings are measured inside every run by the `gpu` build's CUDA probes (the
+# JSON's `ceilings`: native_triad_GBps, native_fp64_fma_TFLOPs); device.txt
+# records the GPU, its driver and the build (`ompref --version`, `ompref devices`).
 #   scripts/h200-runs.sh gpp-lbm-medium-mesh   gpp paper targets, lbm medium, mesh launch cost
 #   scripts/h200-runs.sh launch-gpp-lbm        launch cost (OpenMP and CUDA), gpp tuned shapes,
 #                                              every lbm variant at medium and at paper size
@@ -18,7 +20,8 @@ mkdir -p "$out"
 export OMP_TARGET_OFFLOAD=MANDATORY OMP_PROC_BIND=spread OMP_PLACES=cores OMP_NUM_THREADS=16
 ompref() { with_clang19_rt build-gpu/ompref "$@"; }
 { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
-  nvcc -O3 -arch=sm_90 .gpu/ceilings.cu -o /tmp/ceilings && /tmp/ceilings; } 2>&1 | tee "$out/ceilings.txt"
+  ompref --version
+  ompref devices; } 2>&1 | tee "$out/device.txt"
 
 case "$set_name" in
   gpp-lbm-medium-mesh)

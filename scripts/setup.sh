@@ -2,59 +2,106 @@
 # Installs what ompref needs, only what is missing, and is silent when nothing
 # is. Each need is probed by a file or command, not by a package database, so
 # that it works on any Linux; where something is missing and apt-get exists it
-# installs the Debian packages (as root, or with sudo), otherwise it names the
-# missing packages in one line and fails.
-#   scripts/setup.sh           host + offload builds, tests, bench, plots, MPI ranks (OpenMPI)
-#   scripts/setup.sh --gpu     also what GPU builds need here: gcc-12's nvptx offload
-#                              compiler and llvm-19-dev (libLLVM for the clang JIT build)
-#   scripts/setup.sh --skip    do nothing (also: OMPREF_SKIP_SETUP=1)
+# installs the Debian packages (as root, or with sudo where not root),
+# otherwise it names the missing packages in one line and exits 1.
+#   scripts/setup.sh                everything CI needs (scripts/test.sh): the host, offload,
+#                                   host-mpi and sanitize builds, tests, bench, plots, fuzzer
+#   scripts/setup.sh --gpu          the same, and what GPU builds need here: gcc-12's nvptx offload
+#                                   compiler and llvm-19-dev (libLLVM for the clang JIT build;
+#                                   scripts/gpu-bundle.sh)
+#   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
+#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload;
+#                                   scripts/run-suite.sh uses it). The CUDA toolkit (nvcc) of the
+#                                   gpu presets' native twins is not a Debian package: it is not
+#                                   checked here (without it run-suite.sh builds them off)
+#   scripts/setup.sh --check        (with any of the above) install nothing: print the one line
+#                                   naming what is missing and exit 1, or exit 0
+#   scripts/setup.sh --skip         do nothing (also: OMPREF_SKIP_SETUP=1)
 set -euo pipefail
-gpu=0
-for arg in "$@"; do
-  case "$arg" in
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
+gpu=0 preset="" check=0
+while [ $# -gt 0 ]; do
+  case "$1" in
     --gpu) gpu=1 ;;
+    --preset) [ $# -ge 2 ] || { echo "setup.sh: --preset needs a name" >&2; exit 2; }
+              preset=$2; shift ;;
+    --preset=*) preset=${1#--preset=} ;;
+    --check) check=1 ;;
     --skip) exit 0 ;;
-    *) echo "setup.sh: unknown option '$arg' (accepted: --gpu, --skip)" >&2; exit 2 ;;
+    -h|--help) usage; exit 0 ;;
+    *) echo "setup.sh: unknown option '$1' (accepted: --preset NAME, --gpu, --check, --skip, --help)" >&2; exit 2 ;;
   esac
+  shift
 done
 [ "${OMPREF_SKIP_SETUP:-0}" = 1 ] && exit 0
 
 llvm=/usr/lib/llvm-19
+multiarch=/usr/lib/x86_64-linux-gnu
 # Debian package | how to tell it is there
-needs=(
-  "cmake|command -v cmake"
-  "g++|command -v g++"
-  "clang-19|command -v clang++-19"
-  "clang-tools-19|test -x $llvm/bin/clang-offload-packager"
-  "libomp-19-dev|test -e $llvm/lib/libomp.so"
-  "libgtest-dev|test -e /usr/include/gtest/gtest.h"
-  "libgmock-dev|test -e /usr/include/gmock/gmock.h"
-  "libbenchmark-dev|test -e /usr/include/benchmark/benchmark.h"
-  "libcli11-dev|test -e /usr/include/CLI/CLI.hpp"
-  "nlohmann-json3-dev|test -e /usr/include/nlohmann/json.hpp"
-  "libfmt-dev|test -e /usr/include/fmt/format.h"
-  "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
-  "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
-  "openmpi-bin|command -v mpirun"
-  "libopenmpi-dev|test -e /usr/lib/x86_64-linux-gnu/openmpi/include/mpi.h || command -v mpicc"
-)
+base=("cmake|command -v cmake"
+      "libcli11-dev|test -e /usr/include/CLI/CLI.hpp"
+      "nlohmann-json3-dev|test -e /usr/include/nlohmann/json.hpp"
+      "libfmt-dev|test -e /usr/include/fmt/format.h")
+gxx=("g++|command -v g++ && command -v gcc")
+clang=("clang-19|command -v clang++-19 && command -v clang-19"
+       "clang-tools-19|test -x $llvm/bin/clang-offload-packager && test -x $llvm/bin/clang-linker-wrapper"
+       "libomp-19-dev|test -e $llvm/lib/libomp.so && test -e $llvm/lib/libomptarget.so")
+libllvm=("llvm-19-dev|test -e $llvm/lib/libLLVM.so.19.1 || test -e $llvm/lib/libLLVM-19.so")
+tests=("libgtest-dev|test -e /usr/include/gtest/gtest.h"
+       "python3|command -v python3")
+bench=("libbenchmark-dev|test -e /usr/include/benchmark/benchmark.h")
+mpi=("openmpi-bin|command -v mpirun"
+     "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")
+gcc_nvptx=("g++-12|command -v g++-12 && command -v gcc-12"
+           "gcc-12-offload-nvptx|test -e $multiarch/libgomp-plugin-nvptx.so.1")
+
+needs=("${base[@]}")
+case "$preset" in
+  "")  # everything scripts/test.sh (CI) builds, plus plots and the fuzzer runtime
+    needs+=("${gxx[@]}" "${clang[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
+            "libgmock-dev|test -e /usr/include/gmock/gmock.h"
+            "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
+            "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a") ;;
+  host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
+  host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
+  sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
+  offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}") ;;
+  gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
+  gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
+  gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload)" >&2
+     exit 2 ;;
+esac
 if [ "$gpu" = 1 ]; then
-  needs+=("gcc-12-offload-nvptx|test -e /usr/lib/x86_64-linux-gnu/libgomp-plugin-nvptx.so.1"
-          "llvm-19-dev|test -e $llvm/lib/cmake/llvm/LLVMConfig.cmake")
+  needs+=("${gcc_nvptx[@]}" "${libllvm[@]}")
 fi
+
 missing=()
 for need in "${needs[@]}"; do
   pkg=${need%%|*}
   probe=${need#*|}
+  case " ${missing[*]} " in *" $pkg "*) continue ;; esac
   bash -c "$probe" >/dev/null 2>&1 || missing+=("$pkg")
 done
 [ ${#missing[@]} -eq 0 ] && exit 0
-if ! command -v apt-get >/dev/null 2>&1; then
-  echo "setup.sh: missing ${missing[*]} (Debian package names; install their equivalents, or run with --skip)" >&2
+
+if [ "$check" = 1 ]; then
+  echo "setup.sh: missing ${missing[*]} (Debian package names)" >&2
+  exit 1
+fi
+sudo=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null 2>&1 && sudo="sudo"
+fi
+if ! command -v apt-get >/dev/null 2>&1 || { [ "$(id -u)" -ne 0 ] && [ -z "$sudo" ]; }; then
+  why="no apt-get here"
+  command -v apt-get >/dev/null 2>&1 && why="not root and no sudo"
+  echo "setup.sh: missing ${missing[*]} (Debian package names; $why: install them or their equivalents, or skip with --skip / OMPREF_SKIP_SETUP=1)" >&2
   exit 1
 fi
 echo "setup.sh: installing ${missing[*]}" >&2
-sudo=""
-[ "$(id -u)" -eq 0 ] || sudo="sudo"
-$sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+if ! { $sudo apt-get update -qq &&
+       $sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null; }; then
+  echo "setup.sh: apt-get could not install ${missing[*]} (Debian package names)" >&2
+  exit 1
+fi
