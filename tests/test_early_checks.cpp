@@ -63,6 +63,31 @@ INSTANTIATE_TEST_SUITE_P(
                       EarlyCase{{"run", "gpp", "--data", "varied", "--size", "paper"}, "--data varied"},
                       EarlyCase{{"run", "lbm", "--nx", "4096", "--ny", "4096", "--nz", "4096"}, "cells"}));
 
+// A text mesh is read whole before any workload runs: an error deep inside
+// it (a vertex number out of range, a 2-D mesh, no tetrahedra) is refused as
+// quickly as a missing file, not after stream, gpp and lbm have run.
+TEST(MeshFileContent, ErrorsInsideTheFileComeBeforeAnyRun) {
+  ScratchDir dir;
+  const std::string vertices = "Vertices\n4\n0 0 0 1\n1 0 0 1\n0 1 0 1\n0 0 1 1\n";
+  const std::pair<std::string, const char*> cases[] = {
+      {"MeshVersionFormatted 2\nDimension 3\n" + vertices + "Tetrahedra\n1\n1 2 3 9 0\nEnd\n", "vertex 9"},
+      {"MeshVersionFormatted 2\nDimension 2\nVertices\n3\n0 0 1\n1 0 1\n0 1 1\nEnd\n", "Dimension"},
+      {"MeshVersionFormatted 2\nDimension 3\n" + vertices + "End\n", "tetrahedra"}};
+  int n = 0;
+  for (const auto& [text, mention] : cases) {
+    const std::string path = (dir.path / ("bad" + std::to_string(n++) + ".mesh")).string();
+    std::ofstream(path) << text;
+    const testing::MeasuredRun m = run_measured({"run", "all", "--mesh", path});
+    EXPECT_EQ(m.status, 2) << path;
+    EXPECT_LT(m.seconds, quick_seconds) << path;
+    EXPECT_LT(m.max_rss_bytes, small_rss_bytes) << path;
+    const auto r = run_ompref("run all --save none --mesh " + path);
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(mention), std::string::npos) << r.stderr_text;
+    EXPECT_EQ(r.output.find("stream"), std::string::npos) << "no workload ran first";
+  }
+}
+
 // A FIFO would block the reader until a writer comes; a directory or a
 // device has no size: each is refused by its type, at once.
 TEST(MeshFileType, SpecialFilesAreRefusedByType) {

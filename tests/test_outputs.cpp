@@ -98,6 +98,23 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
   EXPECT_FALSE(fs::exists(json)) << "nothing may be written when the command is refused";
+  // Relative spellings of a file that does not exist yet, from its directory.
+  const std::string here = "cd '" + dir.path.string() + "' && ";
+  for (const char* pair : {"--json x.json --csv ./x.json", "--csv q.csv --junit ./sub/../q.csv"}) {
+    fs::create_directory(dir.path / "sub");
+    r = run_ompref("run stream --size tiny --no-ceiling --save none " + std::string(pair), here);
+    EXPECT_EQ(r.status, 2) << pair << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  }
+  EXPECT_FALSE(fs::exists(dir.path / "x.json"));
+  EXPECT_FALSE(fs::exists(dir.path / "q.csv"));
+}
+
+TEST(OutputCli, ATableThatCannotBeWrittenIsAnError) {
+  // Standard output on a full device: exit 2 with one line, not 0 with nothing.
+  auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling --quiet --save none --variant host_simd >/dev/full");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
 }
 
 TEST(OutputCli, AFifoOutputIsRefusedNotWaitedOn) {

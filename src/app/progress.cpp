@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 
 #include <fmt/format.h>
@@ -49,6 +50,12 @@ void Progress::start_run(const std::string& workload, int workload_index, int wo
   std::string label = fmt::format("{} {}/{}, {} {}/{}", workload, workload_index + 1, workloads, variant,
                                   variant_index + 1, variants);
   std::lock_guard<std::mutex> lock(mutex_);
+  if (workload_index != workload_index_) {
+    workload_index_ = workload_index;
+    workload_finished_runs_ = 0;
+    workload_finished_time_ = 0;
+  }
+  workload_runs_left_ = variants - variant_index - 1;  // after this one
   label_ = std::move(label);
   rep_text_.clear();
   run_start_ = now();
@@ -64,8 +71,11 @@ void Progress::repetition(int done, int total) {
 
 void Progress::finish_run() {
   std::lock_guard<std::mutex> lock(mutex_);
+  const double seconds = now() - run_start_;
   ++finished_runs_;
-  finished_time_ += now() - run_start_;
+  finished_time_ += seconds;
+  ++workload_finished_runs_;
+  workload_finished_time_ += seconds;
   active_ = false;
 }
 
@@ -94,9 +104,14 @@ void Progress::draw(bool force) {
   last_draw_ = t;
   std::string left = "estimating";
   if (finished_runs_ > 0) {
-    const double per_run = finished_time_ / finished_runs_;
-    const double remaining = per_run * (total_runs_ - finished_runs_) - (active_ ? t - run_start_ : 0.0);
-    left = fmt::format("~{:.0f} s left", remaining > 0 ? remaining : 0.0);
+    // This workload's runs at its own mean so far, later workloads' at the overall mean.
+    const double overall = finished_time_ / finished_runs_;
+    const double here = workload_finished_runs_ > 0 ? workload_finished_time_ / workload_finished_runs_ : overall;
+    const int in_run = active_ ? 1 : 0;
+    const int later = std::max(0, total_runs_ - finished_runs_ - in_run - workload_runs_left_);
+    const double current = active_ ? std::max(0.0, here - (t - run_start_)) : 0.0;
+    const double remaining = current + here * workload_runs_left_ + overall * later;
+    left = fmt::format("~{:.0f} s left", remaining);
   }
   const std::string line = fmt::format("[{}/{}] {}{} | {:.0f} s elapsed, {}", finished_runs_ + 1, total_runs_,
                                        label_, rep_text_, t - start_, left);

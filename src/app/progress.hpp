@@ -41,6 +41,10 @@ class Progress {
   std::thread beat_;
   int total_runs_, finished_runs_ = 0;
   double start_, run_start_ = 0, last_draw_ = -1e9, finished_time_ = 0;
+  // The workload under way: the estimate takes its own runs' mean for its
+  // remaining variants (workloads differ by orders of magnitude per run).
+  int workload_index_ = -1, workload_runs_left_ = 0, workload_finished_runs_ = 0;
+  double workload_finished_time_ = 0;
   std::string label_, rep_text_;
   bool drawn_ = false;
 };

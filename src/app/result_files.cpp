@@ -26,10 +26,14 @@ enum State : int { idle, saving, pending, exiting };
 std::atomic<int> interrupt_state{idle};
 static_assert(std::atomic<int>::is_always_lock_free);
 
+volatile std::sig_atomic_t keeping_folder = 0;  // a results folder is planned (not --save none)
+
 [[noreturn]] void exit_interrupted() noexcept {
   remove_pending_output();
-  static const char text[] = "\nompref: interrupted; every finished run is in the results folder\n";
-  [[maybe_unused]] ssize_t n = write(STDERR_FILENO, text, sizeof text - 1);
+  static const char kept[] = "\nompref: interrupted; every finished run is in the results folder\n";
+  static const char plain[] = "\nompref: interrupted\n";
+  [[maybe_unused]] ssize_t n =
+      keeping_folder ? write(STDERR_FILENO, kept, sizeof kept - 1) : write(STDERR_FILENO, plain, sizeof plain - 1);
   _exit(130);
 }
 
@@ -75,19 +79,23 @@ ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
 }
 
 void ResultFiles::open_folder() {
-  if (paths_.save_base == "none" || !folder_.empty()) return;
+  if (paths_.save_base == "none" || !planned_.empty()) return;
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   char stamp[32] = {};
   std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", std::localtime(&now));
-  const fs::path base = paths_.save_base;
+  planned_ = (fs::path(paths_.save_base) / fmt::format("{}-{}", stamp, host)).string();
+  keeping_folder = 1;
+}
+
+void ResultFiles::create_folder() {
   std::error_code ec;
-  fs::create_directories(base, ec);
+  fs::create_directories(paths_.save_base, ec);
   for (int n = 0; n < 1000; ++n) {
-    fs::path dir = base / (n == 0 ? fmt::format("{}-{}", stamp, host) : fmt::format("{}-{}-{}", stamp, host, n));
+    const std::string dir = n == 0 ? planned_ : fmt::format("{}-{}", planned_, n);
     if (fs::create_directory(dir, ec)) {
-      folder_ = dir.string();
+      folder_ = dir;
       return;
     }
     if (ec) break;
@@ -96,8 +104,7 @@ void ResultFiles::open_folder() {
 }
 
 void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
-  if (folder_.empty()) return;
-  const fs::path dir = folder_;
+  if (planned_.empty()) return;
   int expected = idle;
   if (!interrupt_state.compare_exchange_strong(expected, saving))
     for (;;) pause();  // an interrupt is exiting the process now
@@ -106,6 +113,8 @@ void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohma
     if (!interrupt_state.compare_exchange_strong(was, idle)) exit_interrupted();  // interrupted meanwhile
   };
   try {
+    if (folder_.empty()) create_folder();  // with the first run: an earlier interrupt leaves no empty folder
+    const fs::path dir = folder_;
     write_output((dir / "results.json").string(), report_json(runs, ceilings).dump(2) + "\n", "results folder");
     write_output((dir / "results.csv").string(), runs_to_csv(runs), "results folder");
     write_output((dir / "table.txt").string(), table_text(runs), "results folder");

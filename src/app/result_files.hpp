@@ -22,7 +22,8 @@ class ResultFiles {
  public:
   // Checks every path (nothing written yet): throws UsageError.
   explicit ResultFiles(OutputPaths paths);
-  // Creates the results folder (at the first run, not before the checks).
+  // Names the results folder (after the checks, before the first run); it is
+  // created when the first run is saved, so an interrupt before then leaves none.
   void open_folder();
   // After each finished run: the folder's files; at the end: also the named files.
   void save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
@@ -30,8 +31,10 @@ class ResultFiles {
   const std::string& folder() const { return folder_; }
 
  private:
+  void create_folder();
+
   OutputPaths paths_;
-  std::string folder_;
+  std::string planned_, folder_;  // folder_: once created
 };
 
 // SIGINT and SIGTERM: exit 130, leaving every finished run in the results

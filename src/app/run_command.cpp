@@ -252,7 +252,8 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
-  std::fflush(stdout);
+  if (std::fflush(stdout) != 0 || std::ferror(stdout))
+    throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
   if (document_on_stdout) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);

@@ -6,6 +6,7 @@
 #include <array>
 #include <cmath>
 #include <limits>
+#include <optional>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -145,16 +146,21 @@ void check_instance(const MeshOptions& options, const std::string& size, const M
   check_sizes(m * m * m, 6.0 * n * n * n, fmt::format("mesh cube {} ({:.0f} tetrahedra)", n, 6.0 * n * n * n), limits);
 }
 
+RawMesh load_file(const std::string& file, const MemoryLimits& limits) {
+  meshb::check_file(file, limits.host_bytes);
+  RawMesh raw;
+  {
+    const meshb::MeshData data = meshb::read_file(file, limits.host_bytes);
+    raw = from_meshb(data, file);
+  }
+  check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), fmt::format("mesh {}", file), limits);
+  return raw;
+}
+
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits) {
   check_instance(options, size, limits);
-  if (!options.file.empty()) {
-    meshb::MeshData data = meshb::read_file(options.file, limits.host_bytes);
-    RawMesh raw = from_meshb(data, options.file);
-    data = meshb::MeshData{};
-    check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), fmt::format("mesh {}", options.file), limits);
-    return std::make_unique<MeshInstance>(std::move(raw), options.renumber);
-  }
+  if (!options.file.empty()) return std::make_unique<MeshInstance>(load_file(options.file, limits), options.renumber);
   return std::make_unique<MeshInstance>(make_cube(options.cube > 0 ? options.cube : cube_for_size(size), options.jitter),
                                         options.renumber);
 }
@@ -180,15 +186,28 @@ class MeshWorkload final : public Workload {
     group.add_option("--renumber", options_.renumber, "mesh: vertex and element order")
         ->transform(CLI::CheckedTransformer(renumber_names).description(fmt::format("{{{}}}", fmt::join(orders, ","))));
   }
+  // A --mesh file is read whole here, before any workload runs, so that
+  // every error in it comes first; it is kept for make() unless it would
+  // hold more than a quarter of the host memory while other workloads run.
   void check(const std::string& size, const MemoryLimits& limits) const override {
     check_instance(options_, size, limits);
+    if (options_.file.empty()) return;
+    RawMesh raw = load_file(options_.file, limits);
+    const double bytes = double(raw.crd.size() * sizeof(double) + (raw.tet.size() + raw.tri.size()) * sizeof(std::int32_t));
+    if (bytes < 0.25 * limits.host_bytes) loaded_ = std::move(raw);
   }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
+    if (loaded_) {
+      auto instance = std::make_unique<MeshInstance>(std::move(*loaded_), options_.renumber);
+      loaded_.reset();
+      return instance;
+    }
     return make_instance(options_, size, limits);
   }
 
  private:
   MeshOptions options_;
+  mutable std::optional<RawMesh> loaded_;  // the --mesh file, read by check()
 };
 
 const Registration registration{std::make_unique<MeshWorkload>()};

@@ -160,5 +160,9 @@ struct MeshOptions {
 void check_instance(const MeshOptions& options, const std::string& size, const MemoryLimits& limits);
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits);
+// A --mesh file read whole and checked (format, element and vertex numbers,
+// coordinates, indices and memory): every error of the file, as make_instance
+// would meet it.
+RawMesh load_file(const std::string& file, const MemoryLimits& limits);
 
 }  // namespace ompref::mesh

@@ -70,7 +70,9 @@ bool same_output(const std::string& a, const std::string& b) {
   const fs::path ra = resolve_output_path(a), rb = resolve_output_path(b);
   std::error_code ec;
   if (fs::exists(ra, ec) && fs::exists(rb, ec)) return fs::equivalent(ra, rb, ec);
-  return fs::weakly_canonical(ra, ec) == fs::weakly_canonical(rb, ec);
+  // Not there yet: compared as absolute, normal paths ("x.json" is "./x.json").
+  const auto normal = [&](const fs::path& p) { return fs::weakly_canonical(fs::absolute(p, ec), ec).lexically_normal(); };
+  return normal(ra) == normal(rb);
 }
 
 void write_output(const std::string& path, const std::string& text, const std::string& what) {

@@ -8,6 +8,7 @@
 #include <ctime>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/provenance.hpp"
 
@@ -179,13 +180,21 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   // Provenance columns, the same on every row, so that two CSV files (or
   // rows pasted together) can be told apart.
   const nlohmann::json p = provenance();
-  const char* provenance_columns[] = {"git_describe", "git_commit", "build_type", "compiler", "openmp_runtime",
-                                      "offload",      "hostname",   "date",       "command_line"};
+  const char* provenance_columns[] = {"git_describe", "git_commit",    "build_type", "compile_flags",
+                                      "link_flags",   "compiler",      "openmp_runtime", "offload",
+                                      "device_wait",  "hostname",      "date",       "command_line"};
   std::string tail;
   for (const char* key : provenance_columns) {
     out += fmt::format(",{}", key);
     tail += "," + quoted(p.value(key, std::string()));
   }
+  // The OMP_* and LIBOMPTARGET_* settings, as NAME=VALUE separated by spaces.
+  std::vector<std::string> settings;
+  if (p.contains("environment") && p["environment"].is_object())
+    for (const auto& [name, value] : p["environment"].items())
+      settings.push_back(name + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+  out += ",environment";
+  tail += "," + quoted(fmt::format("{}", fmt::join(settings, " ")));
   out += ",host_cpu\n";
   tail += "," + quoted(host_info().cpu) + "\n";
   for (const RunResult& r : runs)
