@@ -117,6 +117,22 @@ TEST(OutputCli, ATableThatCannotBeWrittenIsAnError) {
   EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
 }
 
+TEST(OutputCli, AReplacedFileKeepsItsPermissionsAndALinkLoopIsRefused) {
+  ScratchDir dir;
+  const fs::path json = dir.path / "private.json";
+  std::ofstream(json.string()) << "{}";
+  fs::permissions(json, fs::perms::owner_read | fs::perms::owner_write);
+  auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling --save none --variant host_simd --json " +
+                      json.string());
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(fs::status(json).permissions(), fs::perms::owner_read | fs::perms::owner_write);
+  fs::create_symlink(dir.path / "b", dir.path / "a");
+  fs::create_symlink(dir.path / "a", dir.path / "b");
+  r = run_ompref("run stream --size tiny --no-ceiling --save none --json " + (dir.path / "a").string());
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_TRUE(fs::is_symlink(dir.path / "a")) << "the link stays a link";
+}
+
 TEST(OutputCli, AFifoOutputIsRefusedNotWaitedOn) {
   ScratchDir dir;
   const fs::path fifo = dir.path / "fifo";
@@ -234,15 +250,21 @@ TEST(OutputCli, ProgressLinesGoToStandardErrorOnly) {
 
 TEST(OutputCli, BadOpenMPEnvironmentIsRefusedBeforeTheRuntimeSeesIt) {
   for (const char* env : {"OMP_NUM_THREADS=", "OMP_NUM_THREADS=abc", "OMP_NUM_THREADS=-2", "OMP_NUM_THREADS=0",
-                          "OMP_THREAD_LIMIT=x", "OMP_DEFAULT_DEVICE=-1", "OMP_TARGET_OFFLOAD=sometimes"}) {
+                          "OMP_THREAD_LIMIT=x", "OMP_DEFAULT_DEVICE=-1", "OMP_TARGET_OFFLOAD=sometimes",
+                          "OMP_PROC_BIND=bogus", "OMP_PROC_BIND=spread,", "OMP_PLACES=junk", "OMP_PLACES='cores(0)'",
+                          "OMP_PLACES='{0:2'", "OMP_STACKSIZE=x", "OMP_STACKSIZE=-4M", "OMP_DYNAMIC=maybe",
+                          "OMP_WAIT_POLICY=lazy"}) {
     auto r = run_ompref("run stream --size tiny --reps 1 --no-ceiling", env);
     EXPECT_EQ(r.status, 2) << env << "\n" << r.output;
     EXPECT_EQ(count_lines(r.stderr_text), 1) << env << "\n" << r.stderr_text;
     const std::string name = std::string(env).substr(0, std::string(env).find('='));
     EXPECT_NE(r.stderr_text.find(name), std::string::npos) << r.stderr_text;
   }
-  auto ok = run_ompref("run stream --size tiny --reps 1 --no-ceiling --variant host_simd", "OMP_NUM_THREADS=2,1");
-  EXPECT_EQ(ok.status, 0) << ok.output;
+  for (const char* env : {"OMP_NUM_THREADS=2,1", "OMP_PROC_BIND=spread,close", "OMP_PLACES=cores",
+                          "OMP_PLACES='{0:1},{1:1}'", "OMP_STACKSIZE=64M", "OMP_DYNAMIC=TRUE", "OMP_WAIT_POLICY=active"}) {
+    auto ok = run_ompref("run stream --size tiny --reps 1 --no-ceiling --save none --variant host_simd", env);
+    EXPECT_EQ(ok.status, 0) << env << "\n" << ok.output;
+  }
 }
 
 TEST(OutputTable, ColumnsStayAlignedAndTheCeilingColumnSaysWhatItIs) {

@@ -68,8 +68,10 @@ void focus_help(int argc, char** argv, CLI::App& run) {
   for (int i = 3; i < argc; ++i) help = help || std::string(argv[i]) == "--help" || std::string(argv[i]) == "-h";
   if (!w || !help) return;
   for (CLI::App* group : run.get_subcommands([](CLI::App*) { return true; }))
-    if (group->get_group() != w->name() + " options")
+    if (group->get_group() != w->name() + " options") {
       for (CLI::Option* option : group->get_options()) option->group("");
+      group->group("");  // the other workloads' groups, headers too, leave the help
+    }
   std::string footer = fmt::format("\n{} sizes: {} (auto: {} on the host, {} on an offload device)\n{} variants:\n",
                                    w->name(), fmt::join(w->sizes(), ", "), w->default_size(), w->device_size(),
                                    w->name());
@@ -93,8 +95,10 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("--size", args.size,
                   "auto (the default: host-sized on the host, device-sized where target variants run on a device), "
                   "tiny, small, medium, large, huge or paper (what the workload has)");
-  run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000));
-  run->add_option("--warmup", args.warmup, "untimed repetitions first")->check(CLI::Range(0, 100000));
+  run->add_option("--reps", args.reps, "timed repetitions")->check(CLI::Range(1, 100000))->capture_default_str();
+  run->add_option("--warmup", args.warmup, "untimed repetitions first")
+      ->check(CLI::Range(0, 100000))
+      ->capture_default_str();
   run->add_option("--budget", args.budget_s,
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
                   "runs; the JSON gives reps and reps_requested); default 10, off when --reps is given; 0: off")

@@ -35,6 +35,55 @@ bool is_device_number(const char* v) {
   return end != v && *end == '\0' && n >= 0 && n < (1L << 20);
 }
 
+// One of `words` (case-insensitive), the whole of [v, end).
+bool is_word(const char* v, const char* end, std::initializer_list<const char*> words) {
+  for (const char* w : words)
+    if (std::size_t(end - v) == std::strlen(w) && strncasecmp(v, w, std::size_t(end - v)) == 0) return true;
+  return false;
+}
+
+bool is_proc_bind(const char* v) {  // true, false, or a list of primary/master/close/spread
+  if (is_word(v, v + std::strlen(v), {"true", "false"})) return true;
+  while (true) {
+    const char* comma = std::strchr(v, ',');
+    const char* end = comma ? comma : v + std::strlen(v);
+    if (!is_word(v, end, {"primary", "master", "close", "spread"})) return false;
+    if (!comma) return true;
+    v = comma + 1;
+  }
+}
+
+bool is_stack_size(const char* v) {  // a positive size, optionally with B, K, M or G
+  while (*v == ' ') ++v;
+  char* end = nullptr;
+  const long n = std::strtol(v, &end, 10);
+  if (end == v || n < 1) return false;
+  while (*end == ' ') ++end;
+  if (*end != '\0' && std::strchr("bBkKmMgG", *end) != nullptr) ++end;
+  while (*end == ' ') ++end;
+  return *end == '\0';
+}
+
+bool is_places(const char* v) {  // an abstract name with an optional (count), or an explicit list
+  const char* open = std::strchr(v, '(');
+  const char* end = open ? open : v + std::strlen(v);
+  if (is_word(v, end, {"threads", "cores", "sockets", "ll_caches", "numa_domains"})) {
+    if (!open) return true;
+    char* close = nullptr;
+    const long n = std::strtol(open + 1, &close, 10);
+    return close != open + 1 && n >= 1 && close[0] == ')' && close[1] == '\0';
+  }
+  if (*v != '{' && *v != '!') return false;
+  int depth = 0;
+  for (const char* c = v; *c != '\0'; ++c) {
+    if (*c == '{') ++depth;
+    else if (*c == '}') --depth;
+    else if (std::strchr("0123456789,:!- ", *c) == nullptr) return false;
+    if (depth < 0 || depth > 1) return false;
+  }
+  return depth == 0;
+}
+
 bool is_offload_policy(const char* v) {
   return strcasecmp(v, "mandatory") == 0 || strcasecmp(v, "disabled") == 0 || strcasecmp(v, "default") == 0;
 }
@@ -62,6 +111,18 @@ void check_openmp_environment(int, char**, char** envp) {
     refuse("OMP_DEFAULT_DEVICE", v, "a device number 0, 1, ...");
   if (const char* v = lookup(envp, "OMP_TARGET_OFFLOAD"); v != nullptr && !is_offload_policy(v))
     refuse("OMP_TARGET_OFFLOAD", v, "MANDATORY, DISABLED or DEFAULT");
+  if (const char* v = lookup(envp, "OMP_PROC_BIND"); v != nullptr && !is_proc_bind(v))
+    refuse("OMP_PROC_BIND", v, "true, false, or a comma-separated list of primary, master, close, spread");
+  if (const char* v = lookup(envp, "OMP_PLACES"); v != nullptr && !is_places(v))
+    refuse("OMP_PLACES", v, "threads, cores, sockets, ll_caches or numa_domains, optionally (N), or a list such as {0:4},{4:4}");
+  if (const char* v = lookup(envp, "OMP_STACKSIZE"); v != nullptr && !is_stack_size(v))
+    refuse("OMP_STACKSIZE", v, "a positive size, optionally followed by B, K, M or G");
+  for (const char* name : {"OMP_DYNAMIC", "OMP_NESTED"})
+    if (const char* v = lookup(envp, name); v != nullptr && !is_word(v, v + std::strlen(v), {"true", "false"}))
+      refuse(name, v, "true or false");
+  if (const char* v = lookup(envp, "OMP_WAIT_POLICY");
+      v != nullptr && !is_word(v, v + std::strlen(v), {"active", "passive"}))
+    refuse("OMP_WAIT_POLICY", v, "active or passive");
 }
 
 }  // namespace

@@ -409,7 +409,8 @@ class GppWorkload final : public Workload {
   void add_options(CLI::App& group) override {
     group.add_option("--deck", deck_, deck_help());
     group.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")
-        ->check(CLI::IsMember(data_keys()));
+        ->check(CLI::IsMember(data_keys()))
+        ->capture_default_str();
     group.add_option("--tuned-shape", tuned_shape_,
                      "gpp target_tuned: bands per thread, ig rows per thread, threads per team and 1 for six real "
                      "reductions (default " + to_string(TunedShape{}) + ")")

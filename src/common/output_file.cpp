@@ -46,6 +46,8 @@ void check_output_path(const std::string& path, const std::string& option) {
   if (path.empty()) fail(option, "''", "empty path (accepted: a file path, or - for standard output)");
   const fs::path target = resolve_output_path(path);
   std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(target, ec)))
+    fail(option, path, "a loop of symbolic links (accepted: a file path, or -)");
   const fs::file_status st = fs::status(target, ec);
   if (fs::exists(st)) {
     if (!fs::is_regular_file(st))
@@ -87,9 +89,14 @@ void write_output(const std::string& path, const std::string& text, const std::s
   if (temp.size() >= sizeof pending) fail(what, path, "path too long");
   pending_set = 0;
   std::memcpy(pending, temp.c_str(), temp.size() + 1);
-  const int fd = mkstemp(pending);
-  if (fd < 0) fail(what, path, fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
+  // Marked before it exists: an interrupt while mkstemp creates it removes it
+  // (or finds nothing to remove), never leaves it behind.
   pending_set = 1;
+  const int fd = mkstemp(pending);
+  if (fd < 0) {
+    pending_set = 0;
+    fail(what, path, fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
+  }
   temp = pending;
   auto give_up = [&](const char* step) {
     const std::string why = fmt::format("{}: {}", step, std::strerror(errno));
@@ -97,10 +104,13 @@ void write_output(const std::string& path, const std::string& text, const std::s
     unlink(temp.c_str());
     fail(what, path, why + " (the previous file, if any, is unchanged)");
   };
-  // The permissions a plain create would give (mkstemp makes 0600).
+  // The replaced file's permissions, or those a plain create would give
+  // (mkstemp makes 0600).
   const mode_t mask = umask(0);
   umask(mask);
-  if (fchmod(fd, 0666 & ~mask) != 0) {
+  struct stat old_file {};
+  const mode_t mode = stat(target.c_str(), &old_file) == 0 ? (old_file.st_mode & 07777) : (0666 & ~mask);
+  if (fchmod(fd, mode) != 0) {
     close(fd);
     give_up("cannot set permissions");
   }
