@@ -96,6 +96,26 @@ nlohmann::json read_json(const std::string& path) {
   return nlohmann::json::parse(in);
 }
 
+TEST(Cli, OptionsThatChangeNothingAreNotedInOneLine) {
+  // A variant's own option given while that variant does not run, or a case
+  // option in a case that has no use for it: one note each, the run goes on.
+  const std::string common = " --size tiny --reps 1 --no-ceiling --save none --quiet";
+  const std::pair<std::string, const char*> cases[] = {
+      {"run lbm --variant host_basic --tile 8x2x1", "--tile changes only lbm host_tiled"},
+      {"run gpp --variant host_naive --tuned-shape 4,8192,192", "--tuned-shape changes only gpp target_tuned"},
+      {"run lbm --variant host_basic --case flat --radius 4", "--radius changes nothing in --case flat"},
+      {"run lbm --variant host_basic --case droplet --G-ads 0.5", "--G-ads changes nothing in --case droplet"}};
+  for (const auto& [command, note] : cases) {
+    auto r = run_ompref(command + common);
+    EXPECT_EQ(r.status, 0) << command << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << command << "\n" << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find(note), std::string::npos) << r.stderr_text;
+  }
+  auto used = run_ompref("run lbm --variant host_tiled --tile 8x2x1" + common);
+  EXPECT_EQ(used.status, 0) << used.output;
+  EXPECT_EQ(used.stderr_text, "") << "no note when the variant runs";
+}
+
 TEST(Cli, ABudgetEndsRepetitionsEarlyAndSaysSo) {
   // Without --reps a run starts no repetition past its budget (one timed
   // repetition at least) and validates what ran; with --reps, exactly N run.

@@ -198,6 +198,20 @@ struct Setup {
   MemoryLimits limits;
 };
 
+// An option that only some variants read, given while none of them runs.
+void note_idle_options(const Plan& plan, CLI::App& command) {
+  for (const auto& [w, chosen] : plan)
+    for (const auto& [option, variants] : w->variant_options()) {
+      if (command.count(option) == 0) continue;
+      const bool used = std::any_of(chosen.begin(), chosen.end(), [&, &variants = variants](const Variant* v) {
+        return std::find(variants.begin(), variants.end(), v->name) != variants.end();
+      });
+      if (!used)
+        fmt::print(stderr, "ompref: note: {} changes only {} {}, which {} not among the variants run\n", option,
+                   w->name(), fmt::join(variants, ", "), variants.size() > 1 ? "are" : "is");
+    }
+}
+
 Setup prepare(const RunArgs& args, CLI::App& command) {
   Setup s;
   check_options(args, command);
@@ -219,6 +233,7 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
   // Every planned workload's options, input files and memory, before any
   // ceiling is measured or any workload allocates.
   for (const auto& [w, chosen] : s.plan) w->check(size_of(args, *w), s.limits);
+  note_idle_options(s.plan, command);
   s.files->open_folder();
   return s;
 }

@@ -99,6 +99,10 @@ class Workload {
   // anything is measured or allocated, so that a bad option of the last
   // workload of `run all` is refused at once.
   virtual void check(const std::string& /*size*/, const MemoryLimits& /*limits*/) const {}
+  // Options that change only some of the workload's variants: (option, those
+  // variants). One given while none of its variants runs is noted in one
+  // line on standard error (it changes nothing).
+  virtual std::vector<std::pair<std::string, std::vector<std::string>>> variant_options() const { return {}; }
   // Checks (as check() does), then allocates: throws UsageError.
   virtual std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) = 0;
   // An instance for measuring the bandwidth ceiling of a place (on a device
