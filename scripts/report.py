@@ -108,11 +108,12 @@ def place_of(run):
 
 
 def fp64_ceilings(doc, cuda):
-    """place -> FP64 GFLOP/s: any ceilings field named fp64..._GFLOPs or _TFLOPs, and --cuda's for devices."""
+    """place -> FP64 GFLOP/s: any ceilings field named [native_]fp64..._GFLOPs or _TFLOPs (the CUDA FMA
+    rate the program measures on a device), and --cuda's for devices."""
     out = {}
     for c in doc.get("ceilings") or []:
         for key, value in c.items():
-            m = re.match(r"fp64\w*_([GT])FLOPs$", key, re.IGNORECASE)
+            m = re.match(r"(?:native_)?fp64\w*_([GT])FLOPs$", key, re.IGNORECASE)
             if m and isinstance(value, (int, float)):
                 out[c.get("place")] = value * (1000.0 if m.group(1).upper() == "T" else 1.0)
     if cuda and isinstance(cuda.get("fp64_fma_TFLOPs"), (int, float)):
@@ -128,6 +129,8 @@ def bandwidth_ceilings(doc, cuda):
     for c in doc.get("ceilings") or []:
         if isinstance(c.get("triad_GBps"), (int, float)):
             out.setdefault(c.get("place"), []).append((f"triad {c.get('variant', '')}".strip(), c["triad_GBps"]))
+        if isinstance(c.get("native_triad_GBps"), (int, float)):  # the CUDA triad, measured in the same process
+            out.setdefault(c.get("place"), []).append(("CUDA triad", c["native_triad_GBps"]))
     if cuda and isinstance(cuda.get("triad_GBps"), (int, float)):
         for run in doc["runs"]:
             if "(device" in run["ran_on"] and all(l != "CUDA triad" for l, _ in out.get(run["ran_on"], [])):

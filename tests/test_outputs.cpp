@@ -294,4 +294,10 @@ TEST(OutputTable, ColumnsStayAlignedAndTheCeilingColumnSaysWhatItIs) {
   EXPECT_NE(lines[2].find("0.500 "), std::string::npos) << lines[2];
   EXPECT_NE(lines[3].find("1.700*"), std::string::npos) << lines[3];
   EXPECT_NE(lines[4].find("n/a"), std::string::npos) << lines[4];
+  // A compute-bound run with the place's FP64 rate measured: its fraction of it, marked F.
+  std::vector<RunResult> with_fp64 = runs;
+  with_fp64[2].fp64_fraction = 0.285;
+  const std::string fp64_text = table_text(with_fp64);
+  EXPECT_NE(fp64_text.find("0.285F"), std::string::npos) << fp64_text;
+  EXPECT_NE(fp64_text.find("F: a compute-bound run"), std::string::npos) << fp64_text;
 }

@@ -202,7 +202,8 @@ struct Setup {
 void note_idle_options(const Plan& plan, CLI::App& command) {
   for (const auto& [w, chosen] : plan)
     for (const auto& [option, variants] : w->variant_options()) {
-      if (command.count(option) == 0) continue;
+      const CLI::Option* given = command.get_option_no_throw(option);  // `check` has no workload options
+      if (given == nullptr || given->count() == 0) continue;
       const bool used = std::any_of(chosen.begin(), chosen.end(), [&, &variants = variants](const Variant* v) {
         return std::find(variants.begin(), variants.end(), v->name) != variants.end();
       });

@@ -50,6 +50,7 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"flops", r.model.flops},
       {"fom", {{"name", r.model.fom_name}, {"value", number(r.fom)}}},
       {"ceiling_fraction", r.ceiling_fraction ? number(*r.ceiling_fraction) : nlohmann::json(nullptr)},
+      {"fp64_fraction", r.fp64_fraction ? number(*r.fp64_fraction) : nlohmann::json(nullptr)},
       {"ceiling_GBps", r.ceiling_gbps ? number(*r.ceiling_gbps) : nlohmann::json(nullptr)},
       {"valid", r.check.valid},
       {"max_rel_error", number(r.check.max_rel_error)},
@@ -121,16 +122,24 @@ void print_phase_table(const RunResult& r, std::FILE* out) {
 // Above this many flops per byte a run is not bandwidth-bound on any current
 // machine (an H200 balances at about 8, a CPU socket at 10-30 flops/byte on
 // FP64 FMA against DRAM, well above 1): its fraction of a bandwidth
-// ceiling would say nothing, so the table leaves it out.
+// ceiling would say nothing, so the table gives its fraction of the place's
+// measured FP64 rate instead.
 constexpr double bandwidth_bound_intensity = 1.0;
+
+static bool compute_bound(const RunResult& r) {
+  return r.model.bytes > 0 && r.model.flops / r.model.bytes > bandwidth_bound_intensity;
+}
 
 void print_run_table_legend(const std::vector<RunResult>& runs, std::FILE* out) {
   const bool above = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) {
-    return r.ceiling_fraction && *r.ceiling_fraction > 1.0 &&
-           !(r.model.bytes > 0 && r.model.flops / r.model.bytes > bandwidth_bound_intensity);
+    return r.ceiling_fraction && *r.ceiling_fraction > 1.0 && !compute_bound(r);
   });
-  fmt::print(out, "of_triad: bytes moved / median time, as a fraction of the best stream triad measured by this "
-                  "process on the same place (n/a: compute-bound run){}\n",
+  const bool fp64 = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return compute_bound(r); });
+  fmt::print(out, "of_ceiling: bytes moved / median time, as a fraction of the best stream triad measured by this "
+                  "process on the same place{}{}\n",
+             fp64 ? "; F: a compute-bound run, flops / median time as a fraction of the FP64 rate measured there "
+                    "(n/a: none measured there)"
+                  : "",
              above ? "; *: above the triad, the data fit in a cache" : "");
 }
 
@@ -144,23 +153,26 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
     wr = std::max(wr, r.ran_on.size());
     ws = std::max(ws, r.size.size());
   }
-  auto triad_text = [](const RunResult& r) {
+  auto ceiling_text = [](const RunResult& r) {
+    if (compute_bound(r)) {
+      if (r.fp64_fraction) return fmt::format("{:.3f}F", *r.fp64_fraction);
+      return std::string(r.ceiling_fraction ? "n/a" : "-");
+    }
     if (!r.ceiling_fraction) return std::string("-");
-    if (r.model.bytes > 0 && r.model.flops / r.model.bytes > bandwidth_bound_intensity) return std::string("n/a");
     return fmt::format("{:.3f}{}", *r.ceiling_fraction, *r.ceiling_fraction > 1.0 ? "*" : "");
   };
-  fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12} {:>18} {:>9} {}{}\n", "workload", wl, "variant", wv, "ran_on", wr,
-             "size", ws, "median_s", "fom", "of_triad", native ? fmt::format("{:>8} ", "native") : "", "check");
+  fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12} {:>18} {:>10} {}{}\n", "workload", wl, "variant", wv, "ran_on",
+             wr, "size", ws, "median_s", "fom", "of_ceiling", native ? fmt::format("{:>8} ", "native") : "", "check");
   for (const RunResult& r : runs)
-    fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12.6f} {:>10.2f} {:<7} {:>9} {}{}\n", r.workload, wl, r.variant, wv,
-               r.ran_on, wr, r.size, ws, r.time_s.median, r.fom, r.model.fom_name, triad_text(r),
+    fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12.6f} {:>10.2f} {:<7} {:>10} {}{}\n", r.workload, wl, r.variant,
+               wv, r.ran_on, wr, r.size, ws, r.time_s.median, r.fom, r.model.fom_name, ceiling_text(r),
                native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
 }
 
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
-      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction";
+      "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction,fp64_fraction";
   // Runs over MPI ranks (docs/mpi.md): the rank count, how the work was
   // shared and the spread of the ranks' medians, before the provenance.
   const bool ranked = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return !r.ranks.is_null(); });
@@ -198,13 +210,14 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   out += ",host_cpu\n";
   tail += "," + quoted(host_info().cpu) + "\n";
   for (const RunResult& r : runs)
-    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{}",
+    out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{},{}",
                        r.workload, r.variant, kind_name(r.kind), quoted(r.ran_on), r.size, r.reps, r.time_s.min,
                        r.time_s.median, r.time_s.max, r.transfer_s, r.model.bytes, r.model.flops,
                        quoted(r.model.fom_name), r.fom,
                        r.ceiling_fraction ? fmt::format("{:.6g}", *r.ceiling_fraction) : std::string(),
                        r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
-                       r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string()) +
+                       r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string(),
+                       r.fp64_fraction ? fmt::format("{:.6g}", *r.fp64_fraction) : std::string()) +
            rank_columns(r) + tail;
   return out;
 }

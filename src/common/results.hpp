@@ -42,6 +42,7 @@ struct RunResult {
   double fom = 0;
   std::optional<double> ceiling_gbps;       // the best triad measured on the same place
   std::optional<double> ceiling_fraction;   // (bytes / median time) / ceiling
+  std::optional<double> fp64_fraction;      // (flops / median time) / the place's measured FP64 rate
   // Target runs: the native twin's median time / this run's median time, where
   // the twin (same workload, kernel tag, device and size) ran valid in the same process.
   std::optional<double> native_fraction;
@@ -63,7 +64,7 @@ std::string compiler_description();
 
 // The `native` column (native_fraction) appears only when a run has one.
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
-// One line saying what the table's of_triad column is, printed above it.
+// One line saying what the table's of_ceiling column is, printed above it.
 void print_run_table_legend(const std::vector<RunResult>& runs, std::FILE* out);
 void print_phase_table(const RunResult& run, std::FILE* out);
 std::string runs_to_csv(const std::vector<RunResult>& runs);

@@ -189,6 +189,11 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   fmt::print("ceiling: {:.1f} GB/s on {} (best of {} repetitions of {}, {}){}\n", m.gbps, m.ran_on, settings.reps,
              m.label.empty() ? "no ceiling variant" : m.label, m.params.dump(),
              m.valid ? "" : "  FAILED VALIDATION: not used");
+  if (!on_device) {
+    m.fp64 = measure_host_fp64();
+    fmt::print("ceiling: {:.1f} GFLOP/s FP64 on host ({}){}\n", m.fp64.gflops, m.fp64.measured,
+               m.fp64.valid ? "" : "  FAILED VALIDATION: not used");
+  }
   std::fflush(stdout);
   return places_.emplace(key, m).first->second;
 }
@@ -224,9 +229,24 @@ void Ceilings::apply(RunResult& run) {
   // OpenMP offload really reaches that device.
   if (run.kind == Kind::native && places_.count(run.device) == 0 && !target_runs_on_device(run.device)) return;
   const Measured& m = measure(run.on_device, run.device);
+  const double fp64 = fp64_gflops(run.on_device ? run.device : -1);
+  if (fp64 > 0 && run.model.flops > 0 && run.time_s.median > 0)
+    run.fp64_fraction = run.model.flops / run.time_s.median / 1e9 / fp64;
   if (!m.valid || m.gbps <= 0) return;
   run.ceiling_gbps = m.gbps;
   if (run.time_s.median > 0) run.ceiling_fraction = run.model.bytes / run.time_s.median / 1e9 / m.gbps;
+}
+
+double Ceilings::fp64_gflops(int key) const {
+  if (key < 0) {
+    auto it = places_.find(-1);
+    return it != places_.end() && it->second.fp64.valid ? it->second.fp64.gflops : 0;
+  }
+  auto it = native_.find(key);
+  if (it == native_.end()) return 0;
+  for (const auto& [probe, result] : it->second.probes)
+    if (probe.field == "native_fp64_fma_TFLOPs" && result.valid) return result.value * 1000;
+  return 0;
 }
 
 // The probes' figures as fields of the device's entry (null when a probe
@@ -252,6 +272,9 @@ nlohmann::json Ceilings::to_json() const {
     nlohmann::json entry = m.params.is_object() ? m.params : nlohmann::json::object();
     entry.update({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"measured", m.label},
                   {"valid", m.valid}});
+    if (key < 0 && m.fp64.gflops > 0)
+      entry.update({{"fp64_GFLOPs", m.fp64.valid ? nlohmann::json(m.fp64.gflops) : nlohmann::json(nullptr)},
+                    {"fp64_measured", m.fp64.measured}});
     if (auto it = native_.find(key); key >= 0 && it != native_.end()) entry.update(native_json(it->second));
     out.push_back(entry);
   }
@@ -267,7 +290,7 @@ nlohmann::json Ceilings::to_json() const {
 
 bool Ceilings::all_valid() const {
   for (const auto& [key, m] : places_)
-    if (!m.valid) return false;
+    if (!m.valid || (m.fp64.gflops > 0 && !m.fp64.valid)) return false;
   for (const auto& [key, m] : native_)
     if (!m.valid) return false;
   return true;

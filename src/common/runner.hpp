@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/fp64_probe.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
 
@@ -103,6 +104,7 @@ class Ceilings {
     std::string ran_on;
     std::string variant;  // the variant that set it
     std::string label;    // "<workload> <variant> <phase>"
+    HostFp64 fp64;        // the host's FP64 rate (host entry only)
   };
   struct NativeMeasured {
     std::string place;
@@ -112,6 +114,9 @@ class Ceilings {
   const Measured& measure(bool on_device, int device);
   void measure_native(int device);
   nlohmann::json native_json(const NativeMeasured& m) const;
+  // The FP64 rate of a place in GFLOP/s (0: not measured there): the host's
+  // probe, or a device's native FP64 FMA probe.
+  double fp64_gflops(int key) const;
 
   bool enabled_;
   MemoryLimits limits_;
