@@ -71,6 +71,7 @@ def main():
     parser.add_argument("--seed", type=int, default=1, help="random seed (default 1): the same seed, the same runs")
     parser.add_argument("--timeout", type=float, default=60, help="a run's time limit in seconds (default 60)")
     opts = parser.parse_args()
+    opts.ompref = os.path.abspath(opts.ompref)  # the runs start in a scratch directory
     rng = random.Random(opts.seed)
     env = dict(os.environ, OMPREF_RESULTS="none", OMPREF_QUIET="1")
     env.setdefault("OMP_NUM_THREADS", "2")
