@@ -56,6 +56,8 @@ INSTANTIATE_TEST_SUITE_P(
                       BadInput{"run stream --size tiny --unknown-flag", "--unknown-flag"},
                       BadInput{"run stream --size tiny --json ''", "--json"},
                       BadInput{"run stream --device ''", "--device"},
+                      BadInput{"run stream --size tiny --unknown ''", "--unknown"},
+                      BadInput{"run stream ''", "argument 3 is empty"},
                       BadInput{"run stream --size tiny --device-wait sleep", "--device-wait"}));
 
 TEST(Cli, MandatoryOffloadWithoutDeviceExitsTwo) {

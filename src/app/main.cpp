@@ -145,6 +145,13 @@ int run_main(int argc, char** argv) {
   CLI::App* report = add_report_command(app, report_args);
 
   refuse_empty_values(app);
+  // An empty argument anywhere is refused before CLI11 sees it (no option
+  // takes an empty value, and CLI11 2.3 loops on one that follows an unknown option).
+  for (int i = 1; i < argc; ++i)
+    if (argv[i][0] == '\0')
+      throw UsageError(i > 1 && argv[i - 1][0] == '-'
+                           ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
+                           : fmt::format("argument {} is empty (see ompref --help)", i));
   const std::set<std::string> commands = {"list", "devices", "run", "check", "compare", "report"};
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
     throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
