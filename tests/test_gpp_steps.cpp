@@ -81,10 +81,10 @@ TEST(GppSteps, TunedShapesAreParsedStrictly) {
   EXPECT_EQ(d.ig_chunk, 64);
   EXPECT_EQ(d.threads, 32);
   EXPECT_FALSE(d.scalars);
-  EXPECT_TRUE(parse_tuned_shape("8,1,1024,1").scalars);
-  EXPECT_EQ(to_string(TunedShape{}), "4,8192,192,0");
-  EXPECT_EQ(to_string(parse_tuned_shape(to_string(TunedShape{}))), "4,8192,192,0");
-  for (const char* bad : {"", "4", "4,8192", "4,8192,192,0,1", "3,8192,192", "4,0,192", "4,8192,0", "4,8192,1025",
+  EXPECT_TRUE(parse_tuned_shape("8,1,512,1").scalars);
+  EXPECT_EQ(to_string(TunedShape{}), "4,8192,512,0");
+  EXPECT_EQ(to_string(parse_tuned_shape(to_string(TunedShape{}))), "4,8192,512,0");
+  for (const char* bad : {"", "4", "4,8192", "4,8192,192,0,1", "3,8192,192", "4,0,192", "4,8192,0", "4,8192,513",
                           "4,8192,192,2", "4,8192,192,", "4,,192", "a,b,c", "4, 8192,192", "4,8192,192x", "-4,8192,192"})
     EXPECT_THROW(parse_tuned_shape(bad), UsageError) << bad;
 }
@@ -104,7 +104,7 @@ TEST(GppSteps, TunedShapeFromTheCommandGoesToTheJson) {
 
 TEST(GppSteps, TheDefaultTunedShapeIsRecorded) {
   auto s = make_instance(deck_for_size("tiny"), Data::uniform, test_limits());
-  EXPECT_EQ(s->params()["tuned_shape"], "4,8192,192,0");
+  EXPECT_EQ(s->params()["tuned_shape"], "4,8192,512,0");
 }
 
 TEST(GppSteps, ABadTunedShapeExitsTwoWithOneLine) {

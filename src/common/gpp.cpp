@@ -42,8 +42,8 @@ std::string deck_text(const Deck& d) {
 constexpr long index_limit = (1L << 31) - 1;  // 32-bit indices in the kernels
 const char* deck_format = "accepted: --deck \"NB NV NC NPG\", four positive integers, NPG <= NC";
 const char* tuned_shape_format =
-    "accepted: BANDS,IG_CHUNK,THREADS[,SCALARS] with BANDS 1, 2, 4 or 8, IG_CHUNK >= 1, THREADS 1..1024, "
-    "SCALARS 0 (one three-complex reduction) or 1 (six real ones), e.g. 4,8192,192";
+    "accepted: BANDS,IG_CHUNK,THREADS[,SCALARS] with BANDS 1, 2, 4 or 8, IG_CHUNK >= 1, THREADS 1..512, "
+    "SCALARS 0 (one three-complex reduction) or 1 (six real ones), e.g. 4,8192,512";
 
 // The one check for a whole decimal integer field (a deck's, a shape's):
 // std::from_chars reads it and must consume it all.
@@ -121,7 +121,7 @@ TunedShape parse_tuned_shape(const std::string& text) {
             std::size_t(std::count(text.begin(), text.end(), ',')) + 1 == fields.size();
   for (std::size_t i = 0; ok && i < fields.size(); ++i) ok = whole_number(fields[i], v[i]);
   ok = ok && (v[0] == 1 || v[0] == 2 || v[0] == 4 || v[0] == 8) && v[1] >= 1 && v[1] <= index_limit &&
-       v[2] >= 1 && v[2] <= 1024 && (v[3] == 0 || v[3] == 1);
+       v[2] >= 1 && v[2] <= tuned_max_threads && (v[3] == 0 || v[3] == 1);
   if (!ok) throw UsageError(fmt::format("'{}' is not a tuned shape ({})", text, tuned_shape_format));
   return TunedShape{int(v[0]), int(v[1]), int(v[2]), v[3] == 1};
 }

@@ -59,15 +59,19 @@ double device_bytes(const Deck& deck);
 
 // The block shape of target_tuned (src/omp_target/gpp_4_tuned.cpp). The
 // defaults are the fastest shape measured on the H200 (docs/gpp.md).
+// The most threads a team of target_tuned or target_multi may have: their
+// kernels are compiled for it (OMPREF_MAX_TEAM_THREADS), which holds a thread
+// to 65536 / 512 = 128 registers on an NVIDIA GPU.
+constexpr int tuned_max_threads = 512;
 struct TunedShape {
   int bands = 4;         // bands per thread: 1, 2, 4 or 8
   int ig_chunk = 8192;   // rows of ig per thread
-  int threads = 192;     // thread_limit: 1..1024
+  int threads = 512;     // thread_limit: 1..tuned_max_threads
   bool scalars = false;  // six real reductions instead of the three-complex one
 };
 // "BANDS,IG_CHUNK,THREADS[,SCALARS]" (--tuned-shape). Throws UsageError naming the accepted forms.
 TunedShape parse_tuned_shape(const std::string& text);
-// The same form, all four fields: "4,8192,192,0".
+// The same form, all four fields: "4,8192,512,0".
 std::string to_string(const TunedShape& shape);
 
 class GppInstance final : public Instance {

@@ -7,7 +7,12 @@
 //   short threads instead of n1 x k long ones, so the last wave is small;
 // - factor(k, n1) leaves the ig loop altogether: sum_ig (delw I_eps) is
 //   multiplied by it once (no factor array, no per-term complex product);
-// - one divide for the three 1/|wdiff|^2 (add_term_factored).
+// - one divide for the three 1/|wdiff|^2 (add_term_factored);
+// - the kernel compiled for teams of at most tuned_max_threads (512) threads
+//   (OMPREF_MAX_TEAM_THREADS, common/team_bounds.hpp): clang-19 then keeps a
+//   thread within 128 registers where it took 158, and an H200 holds 16
+//   warps per multiprocessor instead of 12, as the CUDA twin's
+//   __launch_bounds__ does.
 // The shape (bands, ig chunk, thread_limit, reduction) is --tuned-shape
 // (GppInstance::tuned); its default is the fastest shape measured on the H200.
 // One thread's work, tuned_element, is src/common/gpp_tuned.hpp: target_multi
@@ -19,6 +24,7 @@
 #include "common/gpp.hpp"
 #include "common/gpp_tuned.hpp"
 #include "common/registry.hpp"
+#include "common/team_bounds.hpp"
 
 namespace ompref::gpp {
 
@@ -41,7 +47,7 @@ Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool s
   const int nchunks = (nc + ig_chunk - 1) / ig_chunk;
   if (scalars) {
     double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
-#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads)             \
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) OMPREF_MAX_TEAM_THREADS(tuned_max_threads) \
     map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
                 e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
     reduction(+ : re0, im0, re1, im1, re2, im2)
@@ -58,7 +64,7 @@ Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool s
     return Complex3{{{re0, im0}, {re1, im1}, {re2, im2}}};
   }
   Complex3 acc = complex3_zero();
-#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads)             \
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) OMPREF_MAX_TEAM_THREADS(tuned_max_threads) \
     map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
                 e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
     reduction(c3sum : acc)

@@ -23,6 +23,7 @@
 #include "common/gpp.hpp"
 #include "common/gpp_tuned.hpp"
 #include "common/registry.hpp"
+#include "common/team_bounds.hpp"
 
 namespace ompref::gpp {
 namespace {
@@ -99,6 +100,7 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_d
       const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
       Complex3* part = partial.data() + first[i];  // lives until the taskwait
 #pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(league) thread_limit(limit) \
+    OMPREF_MAX_TEAM_THREADS(tuned_max_threads)                                                                 \
     map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],                 \
                 e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:nteams])
       for (int team = 0; team < nteams; ++team) {
