@@ -218,6 +218,9 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
   check_options(args, command);
   if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD)  // before any target region
     apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);
+  // The first target region (--size auto asks where target variants run)
+  // may compile the device code: it says so while no progress line exists.
+  set_device_start_notes(!args.quiet);
   s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
   s.plan = make_plan(args);
   s.devices = resolve_devices(args.device);
@@ -236,6 +239,7 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
   for (const auto& [w, chosen] : s.plan) w->check(size_of(args, *w), s.limits);
   note_idle_options(s.plan, command);
   s.files->open_folder();
+  set_device_start_notes(false);
   return s;
 }
 

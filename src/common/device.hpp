@@ -28,6 +28,11 @@ bool offload_mandatory();
 // Runs an empty target region on `device` and asks it omp_is_initial_device():
 // true when the region ran on the device, false when it fell back to the host.
 bool target_runs_on_device(int device);
+// While on: when the first region on a device lasts more than 3 s (clang's
+// runtime compiling the device code just in time: about 20 s for this suite
+// on an H200), a line on standard error every 5 s says what is happening.
+// The command turns it on while it prepares, before any progress line exists.
+void set_device_start_notes(bool on);
 // "NVIDIA H200 (device 0)" or "host (fallback)".
 std::string target_place(int device, bool on_device);
 
