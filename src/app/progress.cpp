@@ -16,19 +16,32 @@ constexpr double plain_interval_s = 5.0;
 constexpr double tty_interval_s = 1.0;
 }  // namespace
 
+// The lines go to a duplicate of standard error taken here: while clang's
+// runtime compiles the device code at a device's first target region, file
+// descriptor 2 is held by a StderrFilter (common/stderr_filter.hpp), and a
+// heartbeat written there would come out only when the region ends.
 Progress::Progress(int total_runs, bool enabled)
     : enabled_(enabled), tty_(isatty(STDERR_FILENO) != 0), total_runs_(total_runs), start_(now()) {
-  if (enabled_) beat_ = std::thread([this] { heartbeat(); });
+  if (!enabled_) return;
+  const int fd = dup(STDERR_FILENO);
+  if (fd >= 0) out_ = fdopen(fd, "w");
+  if (out_ == nullptr) {
+    if (fd >= 0) close(fd);
+    out_ = stderr;
+  }
+  beat_ = std::thread([this] { heartbeat(); });
 }
 
 Progress::~Progress() {
-  if (!beat_.joinable()) return;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_ = true;
+  if (beat_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(mutex_);
+      stopping_ = true;
+    }
+    wake_.notify_all();
+    beat_.join();
   }
-  wake_.notify_all();
-  beat_.join();
+  if (out_ != stderr) std::fclose(out_);
 }
 
 void Progress::heartbeat() {
@@ -91,8 +104,8 @@ void Progress::clear() {
   std::lock_guard<std::mutex> lock(mutex_);
   active_ = false;
   if (enabled_ && tty_ && drawn_) {
-    fmt::print(stderr, "\r\x1b[K");
-    std::fflush(stderr);
+    fmt::print(out_, "\r\x1b[K");
+    std::fflush(out_);
     drawn_ = false;
   }
 }
@@ -116,12 +129,12 @@ void Progress::draw(bool force) {
   const std::string line = fmt::format("[{}/{}] {}{} | {:.0f} s elapsed, {}", finished_runs_ + 1, total_runs_,
                                        label_, rep_text_, t - start_, left);
   if (tty_) {
-    fmt::print(stderr, "\r\x1b[K{}", line);
+    fmt::print(out_, "\r\x1b[K{}", line);
     drawn_ = true;
   } else {
-    fmt::print(stderr, "{}\n", line);
+    fmt::print(out_, "{}\n", line);
   }
-  std::fflush(stderr);
+  std::fflush(out_);
 }
 
 }  // namespace ompref

@@ -35,6 +35,7 @@ class Progress {
   void heartbeat();
 
   bool enabled_, tty_;
+  std::FILE* out_ = stderr;  // a duplicate of standard error (progress.cpp says why)
   bool active_ = false, stopping_ = false;  // a run or note is under way; the destructor runs
   std::mutex mutex_;
   std::condition_variable wake_;
