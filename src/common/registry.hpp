@@ -205,6 +205,9 @@ struct NativeProbe {
   std::string unit;                                        // "GB/s"
   int order = 0;                                           // probes run in this order
   ProbeResult (*measure)(int device) = nullptr;
+  // A probe of the FP64 rate (the ceiling of compute-bound runs) gives how
+  // many GFLOP/s one unit of its value is (TFLOP/s: 1000); 0 for the others.
+  double fp64_gflops_per_unit = 0;
 };
 
 class Registry {

@@ -245,7 +245,7 @@ double Ceilings::fp64_gflops(int key) const {
   auto it = native_.find(key);
   if (it == native_.end()) return 0;
   for (const auto& [probe, result] : it->second.probes)
-    if (probe.field == "native_fp64_fma_TFLOPs" && result.valid) return result.value * 1000;
+    if (probe.fp64_gflops_per_unit > 0 && result.valid) return result.value * probe.fp64_gflops_per_unit;
   return 0;
 }
 

@@ -94,7 +94,7 @@ ProbeResult fp64_fma_peak(int device) {
   return result;
 }
 
-const Registration fp64_peak_registration{NativeProbe{"native_fp64_fma_TFLOPs", "TFLOP/s", 1, fp64_fma_peak}};
+const Registration fp64_peak_registration{NativeProbe{"native_fp64_fma_TFLOPs", "TFLOP/s", 1, fp64_fma_peak, 1000}};
 
 }  // namespace
 }  // namespace ompref::native
