@@ -128,7 +128,13 @@ TEST(Cli, ABudgetEndsRepetitionsEarlyAndSaysSo) {
   nlohmann::json run = read_json(path)["runs"][0];
   EXPECT_EQ(run["reps"], 1);
   EXPECT_EQ(run["reps_requested"], 5);
+  EXPECT_EQ(run["warmup"], 0) << "a warm-up longer than a fifth of the budget is the timed repetition";
   EXPECT_TRUE(run["valid"].get<bool>());
+  r = run_ompref(common + " --budget 1000");
+  ASSERT_EQ(r.status, 0) << r.output;
+  run = read_json(path)["runs"][0];
+  EXPECT_EQ(run["reps"], 5);
+  EXPECT_EQ(run["warmup"], 1);
   r = run_ompref(common + " --reps 3");
   ASSERT_EQ(r.status, 0) << r.output;
   run = read_json(path)["runs"][0];

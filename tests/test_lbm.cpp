@@ -312,7 +312,7 @@ TEST(Lbm, SizesComeFromOneTable) {
   EXPECT_EQ(p.nx, 256);
   EXPECT_EQ(p.ny, 256);
   EXPECT_EQ(p.nz, 128);
-  EXPECT_EQ(p.steps, 20);
+  EXPECT_EQ(p.steps, 10);
   try {
     size_defaults("huge", p);
     FAIL() << "size huge accepted";

@@ -101,7 +101,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
       ->capture_default_str();
   run->add_option("--budget", args.budget_s,
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
-                  "runs; the JSON gives reps and reps_requested); default 10, off when --reps is given; 0: off")
+                  "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
+                  "warmup); default 5, off when --reps is given; 0: off")
       ->check(CLI::Range(0.0, 1e6));
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);

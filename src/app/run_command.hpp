@@ -17,9 +17,9 @@ struct RunArgs {
   bool smallest = false;  // `check`: every workload at its smallest size
   int reps = 5;
   int warmup = 1;
-  // Seconds a run's repetitions may take (RunSettings::budget_s): 10 unless
+  // Seconds a run's repetitions may take (RunSettings::budget_s): 5 unless
   // --reps is given; 0 (or --reps without --budget) runs exactly --reps.
-  double budget_s = 10;
+  double budget_s = 5;
   std::string device;
   std::string json_path, csv_path, junit_path;
   std::string save;  // results folder's parent, or "none"

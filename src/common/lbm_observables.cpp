@@ -138,20 +138,37 @@ Observables LbmInstance::measure(const double* pop) const {
 
 namespace {
 
-// FNV-1a (64 bits) over the bits of every fluid cell's 19 populations: equal
-// digests mean the same state bit for bit, the check that the slab variants
-// over MPI ranks (docs/mpi.md) compute what one process computes, whatever
-// the number of ranks.
+// FNV-1a (64 bits), in two levels: the bits of each z plane's fluid cells'
+// 19 populations, then the planes' digests in z order. Equal digests mean
+// the same state bit for bit, the check that the slab variants over MPI ranks
+// (docs/mpi.md) compute what one process computes, whatever the number of
+// ranks; the planes are hashed in parallel (one serial pass over a medium
+// lattice's 1.3 GB took seconds).
+constexpr std::uint64_t fnv_offset = 14695981039346656037ull, fnv_prime = 1099511628211ull;
+
+std::uint64_t fnv_bytes(std::uint64_t h, std::uint64_t bits) {
+  for (int byte = 0; byte < 8; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xff)) * fnv_prime;
+  return h;
+}
+
 std::string state_digest(const LbmInstance& s, const double* pop) {
-  std::uint64_t h = 14695981039346656037ull;
-  for (long k = 0; k < s.grid.n; ++k) {
-    if (s.solid[std::size_t(k)]) continue;
-    for (int i = 0; i < Q; ++i) {
-      std::uint64_t bits;
-      std::memcpy(&bits, pop + i * s.grid.stride + k, sizeof bits);
-      for (int byte = 0; byte < 8; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xff)) * 1099511628211ull;
+  const long plane = long(s.grid.nx) * s.grid.ny;
+  std::vector<std::uint64_t> planes(std::size_t(s.grid.nz));
+#pragma omp parallel for schedule(dynamic)
+  for (int z = 0; z < s.grid.nz; ++z) {
+    std::uint64_t h = fnv_offset;
+    for (long k = z * plane; k < (z + 1) * plane; ++k) {
+      if (s.solid[std::size_t(k)]) continue;
+      for (int i = 0; i < Q; ++i) {
+        std::uint64_t bits;
+        std::memcpy(&bits, pop + i * s.grid.stride + k, sizeof bits);
+        h = fnv_bytes(h, bits);
+      }
     }
+    planes[std::size_t(z)] = h;
   }
+  std::uint64_t h = fnv_offset;
+  for (std::uint64_t p : planes) h = fnv_bytes(h, p);
   return fmt::format("{:016x}", h);
 }
 

@@ -74,7 +74,6 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.size = size;
   r.params = instance.params();
   r.reps_requested = settings.reps;
-  r.warmup = settings.warmup;
 
   VariantRun run_state(variant, instance, device, devices);
   r.ran_on = run_state.ran_on();
@@ -84,22 +83,37 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   }
   const int all_reps = settings.warmup + settings.reps;
   const double started = omp_get_wtime();
-  for (int w = 0; w < settings.warmup; ++w) {
-    run_state.repeat();
-    if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
-  }
   std::vector<double> totals;
   std::map<std::string, std::vector<double>> phase_times;
-  for (int rep = 0; rep < settings.reps; ++rep) {
-    totals.push_back(run_state.repeat());
-    for (const auto& [name, seconds] : run_state.laps()) phase_times[name].push_back(seconds);
-    if (settings.on_repetition) settings.on_repetition(settings.warmup + rep + 1, all_reps);
-    if (settings.budget_s > 0 && rep + 1 < settings.reps) {
+  const auto keep = [&](double seconds) {
+    totals.push_back(seconds);
+    for (const auto& [name, lap] : run_state.laps()) phase_times[name].push_back(lap);
+  };
+  // A warm-up repetition longer than a fifth of the budget is a long run
+  // whose one-time costs (a first launch, first touches: milliseconds) are
+  // lost in it: it is timed as the first repetition and the warm-up ends,
+  // so that a slow step of a lesson does not run twice (the JSON's warmup
+  // gives the untimed ones).
+  int untimed = 0;
+  for (int w = 0; w < settings.warmup; ++w) {
+    const double seconds = run_state.repeat();
+    if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
+    if (settings.budget_s > 0 && !all_ranks(seconds <= settings.budget_s / 5)) {
+      keep(seconds);
+      break;
+    }
+    ++untimed;
+  }
+  r.warmup = untimed;
+  while (int(totals.size()) < settings.reps) {
+    if (settings.budget_s > 0 && !totals.empty()) {
       double timed = 0;
       for (double t : totals) timed += t;
       const double spent = omp_get_wtime() - started, next = timed / double(totals.size());
       if (!all_ranks(spent + next <= settings.budget_s)) break;
     }
+    keep(run_state.repeat());
+    if (settings.on_repetition) settings.on_repetition(untimed + int(totals.size()), all_reps);
   }
   r.reps = int(totals.size());
   r.check = run_state.finish();

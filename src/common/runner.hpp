@@ -20,7 +20,8 @@ struct RunSettings {
   int warmup = 1;
   // > 0: no further timed repetition starts once warm-ups and repetitions
   // so far, plus one more, would exceed this many seconds (at least one
-  // timed repetition runs; with several MPI ranks they stop together).
+  // timed repetition runs; with several MPI ranks they stop together), and
+  // a warm-up longer than a fifth of it is timed instead (runner.cpp).
   double budget_s = 0;
   // Called after every repetition, warm-ups included: (done, warmup + reps).
   std::function<void(int, int)> on_repetition;
