@@ -66,17 +66,22 @@ struct Grid {
   long stride = 0;   // n rounded up to 8 doubles (64 bytes): each direction's array starts aligned
 };
 
+// Direction i's share of the moments: f_i added to rho and, signed by e_i,
+// to the momentum j.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void add_moment(int i, double fi, double& r, double& jx, double& jy, double& jz) {
+  r += fi;
+  if (ex(i) > 0) jx += fi; else if (ex(i) < 0) jx -= fi;
+  if (ey(i) > 0) jy += fi; else if (ey(i) < 0) jy -= fi;
+  if (ez(i) > 0) jz += fi; else if (ez(i) < 0) jz -= fi;
+}
+
 // Density and velocity moments of one cell (u = j / rho).
 [[gnu::always_inline]] OMPREF_HOST_DEVICE
 inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, double& uz) {
   double r = 0, jx = 0, jy = 0, jz = 0;
   #pragma GCC unroll 19
-  for (int i = 0; i < Q; ++i) {
-    r += f[i];
-    if (ex(i) > 0) jx += f[i]; else if (ex(i) < 0) jx -= f[i];
-    if (ey(i) > 0) jy += f[i]; else if (ey(i) < 0) jy -= f[i];
-    if (ez(i) > 0) jz += f[i]; else if (ez(i) < 0) jz -= f[i];
-  }
+  for (int i = 0; i < Q; ++i) add_moment(i, f[i], r, jx, jy, jz);
   rho = r;
   const double inv = 1.0 / r;
   ux = jx * inv;
@@ -87,56 +92,95 @@ inline void moments(const double (&f)[Q], double& rho, double& ux, double& uy, d
 // The Shan-Chen pseudopotential psi = 1 - exp(-rho).
 OMPREF_HOST_DEVICE inline double pseudo_potential(double rho) { return 1.0 - std::exp(-rho); }
 
+// The force's sums over the neighbours: sum w psi_n e (s) and sum w s_n e (a).
+struct ForceSums {
+  double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
+};
+
+// Neighbour x + e_i's share of the force's sums (i > 0).
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void add_force(int i, double psi_n, bool solid_n, ForceSums& t) {
+  const double p = wt(i) * psi_n;
+  const double s = solid_n ? wt(i) : 0.0;
+  if (ex(i) > 0) { t.sx += p; t.ax += s; } else if (ex(i) < 0) { t.sx -= p; t.ax -= s; }
+  if (ey(i) > 0) { t.sy += p; t.ay += s; } else if (ey(i) < 0) { t.sy -= p; t.ay -= s; }
+  if (ez(i) > 0) { t.sz += p; t.az += s; } else if (ez(i) < 0) { t.sz -= p; t.az -= s; }
+}
+
 // Total force on a fluid cell: cohesion -G psi sum w psi_n e, adsorption
 // -G_ads psi sum w s_n e (s = 1 on solid neighbours), gravity rho g.
-// psin[i] and solid_n[i] belong to the neighbour at x + e_i (index 0 unused).
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void force_of(const Coeffs& c, double rho, double psi, const ForceSums& t, double& Fx, double& Fy,
+                     double& Fz) {
+  const double cg = -c.G * psi, ca = -c.G_ads * psi;
+  Fx = cg * t.sx + ca * t.ax + rho * c.gx;
+  Fy = cg * t.sy + ca * t.ay + rho * c.gy;
+  Fz = cg * t.sz + ca * t.az + rho * c.gz;
+}
+
+// The force from the neighbours' psi and flags: psin[i] and solid_n[i]
+// belong to the neighbour at x + e_i (index 0 unused).
 [[gnu::always_inline]] OMPREF_HOST_DEVICE
 inline void total_force(const Coeffs& c, double rho, double psi, const double (&psin)[Q],
                         const std::uint8_t (&solid_n)[Q], double& Fx, double& Fy, double& Fz) {
-  double sx = 0, sy = 0, sz = 0, ax = 0, ay = 0, az = 0;
+  ForceSums t;
   #pragma GCC unroll 19
-  for (int i = 1; i < Q; ++i) {
-    const double p = wt(i) * psin[i];
-    const double s = solid_n[i] ? wt(i) : 0.0;
-    if (ex(i) > 0) { sx += p; ax += s; } else if (ex(i) < 0) { sx -= p; ax -= s; }
-    if (ey(i) > 0) { sy += p; ay += s; } else if (ey(i) < 0) { sy -= p; ay -= s; }
-    if (ez(i) > 0) { sz += p; az += s; } else if (ez(i) < 0) { sz -= p; az -= s; }
-  }
-  const double cg = -c.G * psi, ca = -c.G_ads * psi;
-  Fx = cg * sx + ca * ax + rho * c.gx;
-  Fy = cg * sy + ca * ay + rho * c.gy;
-  Fz = cg * sz + ca * az + rho * c.gz;
+  for (int i = 1; i < Q; ++i) add_force(i, psin[i], solid_n[i] != 0, t);
+  force_of(c, rho, psi, t, Fx, Fy, Fz);
 }
 
-// BGK collision towards f_eq(rho, u_eq), u_eq = u + tau F / rho (Shan-Chen's
-// velocity shift), in place.
-[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux,
-                                                              double uy, double uz, double Fx, double Fy, double Fz) {
+// The BGK collision's equilibrium velocity u_eq = u + tau F / rho (Shan-Chen's
+// velocity shift) and 1.5 |u_eq|^2.
+struct Shifted {
+  double vx, vy, vz, usq;
+};
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline Shifted shifted_velocity(const Coeffs& c, double rho, double ux, double uy, double uz, double Fx, double Fy,
+                                double Fz) {
   const double s = c.tau / rho;
   const double vx = ux + s * Fx, vy = uy + s * Fy, vz = uz + s * Fz;
-  const double usq = 1.5 * (vx * vx + vy * vy + vz * vz);
+  return {vx, vy, vz, 1.5 * (vx * vx + vy * vy + vz * vz)};
+}
+
+// Direction i's population after the collision towards f_eq(rho, u_eq).
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline double relaxed(const Coeffs& c, int i, double fi, double rho, const Shifted& v) {
+  double eu = 0;
+  if (ex(i) > 0) eu += v.vx; else if (ex(i) < 0) eu -= v.vx;
+  if (ey(i) > 0) eu += v.vy; else if (ey(i) < 0) eu -= v.vy;
+  if (ez(i) > 0) eu += v.vz; else if (ez(i) < 0) eu -= v.vz;
+  const double feq = wt(i) * rho * (1.0 + 3.0 * eu + 4.5 * eu * eu - v.usq);
+  return fi - c.omega * (fi - feq);
+}
+
+// BGK collision towards f_eq(rho, u_eq), in place.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void collide(const Coeffs& c, double (&f)[Q], double rho, double ux,
+                                                              double uy, double uz, double Fx, double Fy, double Fz) {
+  const Shifted v = shifted_velocity(c, rho, ux, uy, uz, Fx, Fy, Fz);
   #pragma GCC unroll 19
-  for (int i = 0; i < Q; ++i) {
-    double eu = 0;
-    if (ex(i) > 0) eu += vx; else if (ex(i) < 0) eu -= vx;
-    if (ey(i) > 0) eu += vy; else if (ey(i) < 0) eu -= vy;
-    if (ez(i) > 0) eu += vz; else if (ez(i) < 0) eu -= vz;
-    const double feq = wt(i) * rho * (1.0 + 3.0 * eu + 4.5 * eu * eu - usq);
-    f[i] = f[i] - c.omega * (f[i] - feq);
-  }
+  for (int i = 0; i < Q; ++i) f[i] = relaxed(c, i, f[i], rho, v);
 }
 
 // Indices of the 19 neighbours x + e_i of cell (x, y, z), every face periodic
 // (walls are solid cells inside the lattice, so a wrap across a wall face
 // only ever reaches a solid cell).
 // Cell indices are ints: make_instance refuses lattices of 2^30 cells or more.
-OMPREF_HOST_DEVICE inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) {
-  const int X[3] = {x == 0 ? g.nx - 1 : x - 1, x, x == g.nx - 1 ? 0 : x + 1};
-  const int Y[3] = {(y == 0 ? g.ny - 1 : y - 1) * g.nx, y * g.nx, (y == g.ny - 1 ? 0 : y + 1) * g.nx};
+// Its three wraps per axis, from which neighbour i's index is a sum.
+struct Neighbours {
+  int X[3], Y[3], Z[3];
+  [[gnu::always_inline]] OMPREF_HOST_DEVICE int operator()(int i) const {
+    return X[ex(i) + 1] + Y[ey(i) + 1] + Z[ez(i) + 1];
+  }
+};
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline Neighbours neighbours_of(const Grid& g, int x, int y, int z) {
   const int plane = g.nx * g.ny;
-  const int Z[3] = {(z == 0 ? g.nz - 1 : z - 1) * plane, z * plane, (z == g.nz - 1 ? 0 : z + 1) * plane};
+  return {{x == 0 ? g.nx - 1 : x - 1, x, x == g.nx - 1 ? 0 : x + 1},
+          {(y == 0 ? g.ny - 1 : y - 1) * g.nx, y * g.nx, (y == g.ny - 1 ? 0 : y + 1) * g.nx},
+          {(z == 0 ? g.nz - 1 : z - 1) * plane, z * plane, (z == g.nz - 1 ? 0 : z + 1) * plane}};
+}
+OMPREF_HOST_DEVICE inline void neighbour_indices(const Grid& g, int x, int y, int z, int (&nb)[Q]) {
+  const Neighbours n = neighbours_of(g, x, y, z);
   #pragma GCC unroll 19
-  for (int i = 0; i < Q; ++i) nb[i] = X[ex(i) + 1] + Y[ey(i) + 1] + Z[ez(i) + 1];
+  for (int i = 0; i < Q; ++i) nb[i] = n(i);
 }
 
 // Offsets of the 19 neighbours of a cell of row (y, z) that is not on an x
@@ -276,6 +320,36 @@ inline void fn_push_bounce_each(const Coeffs& c, const double* f, double* out, l
   for (int i = 0; i < Q; ++i) {
     const bool wall = solid[nb[i]] != 0;
     (out + (wall ? opp(i) : i) * stride)[wall ? k : nb[i]] = fl[i];
+  }
+}
+
+// fn_push_bounce with the fewest values live at once (target_streamed and
+// its CUDA twin): the populations are read twice, for the moments and again
+// for the collision, and each neighbour's index, psi and flag when its
+// direction comes, so that only sums stay live from one direction to the
+// next instead of 19 populations, 19 psi and 19 destinations. The same
+// operations in the same order as fn_push_bounce: the same values.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE
+inline void fn_push_bounce_streamed(const Coeffs& c, const Grid& g, const double* f, double* out,
+                                    const std::uint8_t* solid, const double* psi, int x, int y, int z, int k) {
+  const long stride = g.stride;
+  double r = 0, jx = 0, jy = 0, jz = 0;
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) add_moment(i, f[i * stride + k], r, jx, jy, jz);
+  const double inv = 1.0 / r;
+  const Neighbours nb = neighbours_of(g, x, y, z);
+  ForceSums t;
+  #pragma GCC unroll 19
+  for (int i = 1; i < Q; ++i) add_force(i, psi[nb(i)], solid[nb(i)] != 0, t);
+  double Fx, Fy, Fz;
+  force_of(c, r, psi[k], t, Fx, Fy, Fz);
+  const Shifted v = shifted_velocity(c, r, jx * inv, jy * inv, jz * inv, Fx, Fy, Fz);
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) {
+    const double post = relaxed(c, i, f[i * stride + k], r, v);
+    const int n = nb(i);
+    const bool wall = solid[n] != 0;
+    (out + (wall ? opp(i) : i) * stride)[wall ? k : n] = post;
   }
 }
 

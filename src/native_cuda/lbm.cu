@@ -15,6 +15,8 @@
 // kernel is register-bound (172 registers unconstrained: 8 warps per
 // multiprocessor with 128-thread blocks); __launch_bounds__ holds it to 128,
 // 16 warps per multiprocessor whatever the block, a few values spilled to L1.
+// native_streamed is the twin of target_streamed (kernel tag "streamed"): the
+// same psi pass, then fn_push_bounce_streamed, whose thread keeps only sums.
 #include <cstdint>
 #include <string>
 
@@ -66,6 +68,17 @@ __global__ void __launch_bounds__(MaxThreads, MinBlocks)
   fn_push_bounce(c, f, out, g.stride, solid, psi, k, nb);
 }
 
+// The collision pass of target_streamed's twin: fn_push_bounce_streamed, f
+// and out without __restrict__ (the populations are read again for the
+// collision, not kept in registers), no register bound: the thread holds sums only.
+__global__ void fn_streamed_pass(Coeffs c, Grid g, const double* f, double* out, const std::uint8_t* __restrict__ solid,
+                     const double* __restrict__ psi) {
+  int x, y, z;
+  long k;
+  if (!this_cell(g, x, y, z, k) || solid[k]) return;
+  fn_push_bounce_streamed(c, g, f, out, solid, psi, x, y, z, int(k));
+}
+
 // One step's two kernels for blocks of up to MaxThreads threads, MinBlocks of
 // them per multiprocessor: 128 registers a thread, 16 warps per multiprocessor.
 template <int MaxThreads, int MinBlocks>
@@ -80,24 +93,53 @@ void step(LbmInstance& s, RunContext& ctx, dim3 grid, dim3 block, const std::uin
   ctx.clock.lap("calculate_fn");
 }
 
-void native_fused(LbmInstance& s, RunContext& ctx) {
-  native::select(ctx.device);
+// CUDA's grid of --fused-shape tiles over the lattice.
+struct Launch {
+  dim3 grid, block;
+  int threads;
+};
+Launch launch_of(const LbmInstance& s, const char* name) {
   const Grid& g = s.grid;
   const Shape& t = s.p.fused_shape;  // at most 1024 cells: make_instance checks it
   const dim3 block{unsigned(t[0]), unsigned(t[1]), unsigned(t[2])};
   const dim3 grid(unsigned((g.nx + t[0] - 1) / t[0]), unsigned((g.ny + t[1] - 1) / t[1]),
                   unsigned((g.nz + t[2] - 1) / t[2]));
   if (grid.y > max_grid_yz || grid.z > max_grid_yz)
-    throw std::runtime_error(fmt::format("native_fused: {} x {} tiles along y and z; CUDA's grid takes at most {} each",
+    throw std::runtime_error(fmt::format("{}: {} x {} tiles along y and z; CUDA's grid takes at most {} each", name,
                                          grid.y, grid.z, max_grid_yz));
+  return {grid, block, t[0] * t[1] * t[2]};
+}
+
+void native_fused(LbmInstance& s, RunContext& ctx) {
+  native::select(ctx.device);
+  const Launch l = launch_of(s, "native_fused");
+  const dim3 grid = l.grid, block = l.block;
   const std::uint8_t* solid = native::present(s.solid.data(), ctx.device);
   double* psi = native::present(s.psi.data(), ctx.device);
-  const int threads = t[0] * t[1] * t[2];
+  const int threads = l.threads;
   for (int n = 0; n < s.p.steps; ++n) {
     if (threads <= 128) step<128, 4>(s, ctx, grid, block, solid, psi);
     else if (threads <= 256) step<256, 2>(s, ctx, grid, block, solid, psi);
     else if (threads <= 512) step<512, 1>(s, ctx, grid, block, solid, psi);
     else step<1024, 1>(s, ctx, grid, block, solid, psi);
+    s.swap();
+  }
+}
+
+void native_streamed(LbmInstance& s, RunContext& ctx) {
+  native::select(ctx.device);
+  const Launch l = launch_of(s, "native_streamed");
+  const std::uint8_t* solid = native::present(s.solid.data(), ctx.device);
+  double* psi = native::present(s.psi.data(), ctx.device);
+  for (int n = 0; n < s.p.steps; ++n) {
+    const double* f = native::present(s.current(), ctx.device);
+    double* out = native::present(s.next(), ctx.device);
+    psi_pass<1024, 1><<<l.grid, l.block>>>(s.coeffs, s.grid, f, solid, psi);
+    check_launch("psi_pass");
+    ctx.clock.lap("calculate_phi");
+    fn_streamed_pass<<<l.grid, l.block>>>(s.coeffs, s.grid, f, out, solid, psi);
+    check_launch("fn_streamed_pass");
+    ctx.clock.lap("calculate_fn");
     s.swap();
   }
 }
@@ -108,6 +150,13 @@ const Registration native_fused_registration{
                    "(x fastest), 128 registers a thread, the same cell functions",
                    native_fused, device_data)
         .for_kernel("fused")};
+
+const Registration native_streamed_registration{
+    native_variant("lbm", "native_streamed",
+                   "target_streamed's collision pass as plain CUDA: populations read twice, only sums live, "
+                   "the same cell functions, a block per --fused-shape tile",
+                   native_streamed, device_data)
+        .for_kernel("streamed")};
 
 }  // namespace
 }  // namespace ompref::lbm
