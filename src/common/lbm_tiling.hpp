@@ -48,7 +48,7 @@ inline Tiling tiling(const Grid& g, const Shape& shape, bool on_device) {
   t.nty = (g.ny + t.ty - 1) / t.ty;
   t.ntz = (g.nz + t.tz - 1) / t.tz;
   t.tiles = long(t.ntx) * t.nty * t.ntz;
-  t.teams = on_device ? int(std::min<long>(t.tiles, 1L << 30)) : 1;
+  t.teams = league(on_device, std::min<long>(t.tiles, 1L << 30));
   t.limit = on_device ? t.threads : omp_get_max_threads();
   t.chunk = on_device ? 1 : (t.tiles * t.threads + t.limit - 1) / t.limit;
   t.span = on_device ? t.threads : t.tiles * t.threads;

@@ -6,6 +6,7 @@
 //
 // Kernel translation units include this header, so it stays light: no JSON or
 // command-line library here (they would also be parsed by the device pass).
+#include <algorithm>
 #include <functional>
 #include <memory>
 #include <string>
@@ -134,6 +135,14 @@ class PhaseClock {
   std::vector<std::pair<std::string, double>> laps_;
   std::function<void()> wait_;
 };
+
+// The number of teams of a construct shaped for a GPU: `device_teams` where
+// target regions really run on a device, one on the host fallback. libgomp and
+// libomp run a host league's teams one after another, each its own parallel
+// region, so a league of thousands of teams cannot be formed there or crawls
+// (per-item teams made g++-12's fallback 40x slower on mesh direct); one team
+// has every host thread.
+inline int league(bool on_device, long device_teams) { return on_device ? int(std::max(1L, device_teams)) : 1; }
 
 struct RunContext {
   int device = 0;                 // OpenMP device number for target variants

@@ -94,12 +94,11 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_d
       const Share sh = share(s, i, devices.size());
       const Teams t = teams_of(s, sh, Bands, s.tuned);
       const int ig_lo = sh.lo, ig_hi = sh.hi, tiles = t.tiles, nteams = t.count();
-      // On the host fallback one team walks them all (as lbm_tiling.hpp does):
-      // a league of nteams host teams cannot be formed.
-      const int league = on_device ? nteams : 1, limit = on_device ? threads : 1;
+      // On the host fallback one team walks them all (league(), registry.hpp).
+      const int teams = league(on_device, nteams), limit = on_device ? threads : 1;
       const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
       Complex3* part = partial.data() + first[i];  // lives until the taskwait
-#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(league) thread_limit(limit) \
+#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(teams) thread_limit(limit) \
     OMPREF_MAX_TEAM_THREADS(tuned_max_threads)                                                                 \
     map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],                 \
                 e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:nteams])

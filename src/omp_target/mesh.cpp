@@ -247,7 +247,7 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const int nb = reduce_blocks;
   const std::int64_t chunk = (nt + nb - 1) / nb;
   const double inf = std::numeric_limits<double>::infinity();
-#pragma omp target teams distribute num_teams(ctx.on_device ? nb : 1) thread_limit(256) device(dev) \
+#pragma omp target teams distribute num_teams(league(ctx.on_device, nb)) thread_limit(256) device(dev) \
     map(alloc : volume[0:nt], quality[0:nt], part[0:6 * nb], part_index[0:nb])
   for (int b = 0; b < nb; ++b) {
     const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);

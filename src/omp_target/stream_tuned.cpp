@@ -37,10 +37,9 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
   double* b = s.b.data();
   double* c = s.c.data();
   const int dev = ctx.device;
-  // The shapes are the device's; on the host fallback a team is a thread of
-  // its own, and one team (of every core) does the work.
-  const int teams = ctx.on_device ? int(std::max<std::size_t>(1, (n + threads - 1) / threads)) : 1;
-  const int nt = ctx.on_device ? dot_teams : 1;
+  // The shapes are the device's (league(): one team on the host fallback).
+  const int teams = league(ctx.on_device, long((n + threads - 1) / threads));
+  const int nt = league(ctx.on_device, dot_teams);
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], c[0:n]) \
     num_teams(teams) thread_limit(threads)
