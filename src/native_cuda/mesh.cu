@@ -276,7 +276,8 @@ void native_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
 // ---------------------------------------------------------------- reductions
 
 constexpr int reduce_threads = 256;
-constexpr int reduce_blocks_per_sm = 4;
+constexpr int reduce_blocks_per_sm = 5;
+constexpr int reduce_in_flight = 4;
 constexpr int max_reduce_blocks = 4096;
 
 // The block partials (6 values and the argmin per block), the count of
@@ -341,22 +342,31 @@ __device__ inline Reductions load_partial(unsigned b) {
                     __ldcg(in + 4), MinLoc{__ldcg(in + 5), std::int64_t(__ldcg(partial_index + b))}};
 }
 
-// Each block reduces a grid-stride share of the tets and stores its partial;
-// the last block to finish (each counts itself after a fence that makes its
-// partial visible) combines the partials and resets the count.
+// Each block reduces a grid-stride share of the tets (each thread loads
+// reduce_in_flight elements of each array before it folds any in) and
+// stores its partial; the last block to finish (each counts itself after a
+// fence that makes its partial visible) combines the partials and resets
+// the count.
 __global__ void __launch_bounds__(reduce_threads)
     reduce_kernel(const double* __restrict__ volume, const double* __restrict__ quality, std::int32_t nt) {
   Reductions r = no_reductions();
-  const std::int32_t stride = std::int32_t(gridDim.x * blockDim.x);
-  for (std::int32_t t = std::int32_t(blockIdx.x * blockDim.x + threadIdx.x); t < nt; t += stride) {
-    const double v = __ldg(volume + t), q = __ldg(quality + t);
+  const auto fold = [&r](double v, double q, std::int32_t t) {
     r.volume_sum += v;
     r.volume_min = fmin(r.volume_min, v);
     r.volume_max = fmax(r.volume_max, v);
     r.quality_sum += q;
     r.quality_max = fmax(r.quality_max, q);
     r.quality_min = minloc_better(r.quality_min, MinLoc{q, t});
+  };
+  const std::int32_t stride = std::int32_t(gridDim.x * blockDim.x);
+  std::int32_t t = std::int32_t(blockIdx.x * blockDim.x + threadIdx.x);
+  for (; t + (reduce_in_flight - 1) * stride < nt; t += reduce_in_flight * stride) {
+    double v[reduce_in_flight], q[reduce_in_flight];
+    for (int k = 0; k < reduce_in_flight; ++k) v[k] = __ldg(volume + t + k * stride);
+    for (int k = 0; k < reduce_in_flight; ++k) q[k] = __ldg(quality + t + k * stride);
+    for (int k = 0; k < reduce_in_flight; ++k) fold(v[k], q[k], t + k * stride);
   }
+  for (; t < nt; t += stride) fold(__ldg(volume + t), __ldg(quality + t), t);
   r = block_reduce(r);
   __shared__ bool last;
   if (threadIdx.x == 0) {

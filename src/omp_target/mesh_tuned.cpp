@@ -31,16 +31,24 @@
 //  - as many teams as run at once (660: 5 of 256 threads per multiprocessor
 //    of an H200 at 48 registers a thread) instead of 1024, about two waves
 //    of the pair's kernel at its 56 registers.
-//  - inside a team a `parallel` region whose threads stride through the
-//    team's block by their number (omp_get_thread_num, omp_get_num_threads)
-//    instead of `parallel for schedule(static, 1)`, which ran the runtime's
-//    chunk loop around every element (42.2 M warp instructions at cube 128
-//    against 23.6 M). Striding by the region's own thread count keeps every
-//    thread busy whatever number of threads the runtime gives the region.
+//  - inside a team a `parallel` region whose threads take their elements by
+//    their number (omp_get_thread_num) instead of `parallel for
+//    schedule(static, 1)`, which ran the runtime's chunk loop around every
+//    element (42.2 M warp instructions at cube 128 against 23.6 M); lane
+//    256 b + i of team b takes every (660 x 256)-th element, as CUDA's
+//    grid-stride loop does, a thread looping over lanes if the runtime gives
+//    the region fewer than 256 threads.
+//  - 4 elements of each array loaded before any is folded in, so that a
+//    thread has 8 loads in flight instead of 2 (clang does not unroll the
+//    loop by itself).
 //  - `firstprivate` for the pointers and bounds the loop reads, so that the
 //    nested region gets their values rather than their addresses.
-//  - 32-bit indices, and the partials mapped back with the kernel
-//    (`map(always, from:)` on the construct) instead of a `target update`.
+//  - the partials stay on the device: each team counts itself done with an
+//    `atomic capture` between two flushes, and the last one combines them
+//    (CUDA's last-block reduction), so only the 56-byte result comes back,
+//    mapped with the kernel into page-locked host memory (pinned_result).
+//    The combination uses its own variables in its own function: reusing
+//    the block's reduction variables gave a wrong minimum under clang-19.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -263,13 +271,60 @@ void target_tuned_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
 
 // Teams of the tuned two-level reduction: 5 of 256 threads per multiprocessor
 // of an H200 (132), as many as its 48 registers a thread let run at once
-// (one wave); at most reduce_blocks partials.
+// (one wave); at most reduce_blocks partials. Each thread keeps in_flight
+// elements of each array in flight per pass.
 constexpr int reduce_teams = 660;
 static_assert(reduce_teams <= reduce_blocks);
+constexpr int in_flight = 4;
 
-// The same reductions in two levels: a team per block, its threads striding
-// through the block, the partials back with the kernel and combined on the
-// host in block order, as in the pair.
+#pragma omp declare target
+// Teams of the running reduction that have stored their partial; the last
+// one sets it back to 0.
+unsigned tuned_teams_done = 0;
+
+// The partials combined by one team, its threads striding through them.
+inline Reductions combine_on_team(const double* part, const std::int64_t* part_index, int nb) {
+  const double inf = std::numeric_limits<double>::infinity();
+  double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
+  MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
+#pragma omp parallel firstprivate(part, part_index, nb) reduction(+ : vsum, qsum) reduction(min : vmin) \
+    reduction(max : vmax, qmax) reduction(minloc : qmin)
+  {
+    for (int c = omp_get_thread_num(); c < nb; c += omp_get_num_threads()) {
+      vsum += part[6 * c + 0];
+      vmin = std::fmin(vmin, part[6 * c + 1]);
+      vmax = std::fmax(vmax, part[6 * c + 2]);
+      qsum += part[6 * c + 3];
+      qmax = std::fmax(qmax, part[6 * c + 4]);
+      qmin = minloc_better(qmin, MinLoc{part[6 * c + 5], part_index[c]});
+    }
+  }
+  return Reductions{vsum, vmin, vmax, qsum, qmax, qmin};
+}
+#pragma omp end declare target
+
+// The result's host copy, in page-locked memory so that the runtime copies it
+// back directly: LLVM's host allocator with clang (its runtime does not pin
+// for the standard `pinned` trait: measured no faster than pageable memory),
+// the standard trait elsewhere, plain memory where neither is offered.
+Reductions* pinned_result() {
+  static Reductions* const result = [] {
+#if defined(__clang__) && !defined(__INTEL_LLVM_COMPILER)
+    const omp_allocator_handle_t pinned = llvm_omp_target_host_mem_alloc;
+#else
+    omp_alloctrait_t trait[] = {{omp_atk_pinned, omp_atv_true}};
+    const omp_allocator_handle_t pinned = omp_init_allocator(omp_default_mem_space, 1, trait);
+#endif
+    void* p = pinned != omp_null_allocator ? omp_alloc(sizeof(Reductions), pinned) : nullptr;
+    return static_cast<Reductions*>(p != nullptr ? p : ::operator new(sizeof(Reductions)));
+  }();
+  return result;
+}
+
+// The same reductions in two levels: team b's threads take every
+// (reduce_teams x 256)-th element from lane 256 b + i, in_flight at a time;
+// the partials stay on the device, where the last team to finish combines
+// them, and only the result comes back with the kernel.
 void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t nt = std::int32_t(m.nt);
@@ -277,27 +332,42 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   const double* __restrict__ quality = m.quality.data();
   double* __restrict__ part = m.block_partial.data();
   std::int64_t* __restrict__ part_index = m.block_argmin.data();
+  Reductions* result = pinned_result();
   const int nb = reduce_teams;
-  const std::int32_t chunk = (nt + nb - 1) / nb;
   const double inf = std::numeric_limits<double>::infinity();
 #pragma omp target teams distribute num_teams(league(ctx.on_device, nb)) thread_limit(tuned_threads) device(dev) \
-    map(alloc : volume[0:nt], quality[0:nt]) map(always, from : part[0:6 * nb], part_index[0:nb])
+    map(alloc : volume[0:nt], quality[0:nt], part[0:6 * nb], part_index[0:nb]) map(always, from : result[0:1])
   for (int b = 0; b < nb; ++b) {
-    const std::int32_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
     double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
     MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
-#pragma omp parallel firstprivate(volume, quality, lo, hi) reduction(+ : vsum, qsum) reduction(min : vmin) \
+#pragma omp parallel firstprivate(volume, quality, nt, nb, b) reduction(+ : vsum, qsum) reduction(min : vmin) \
     reduction(max : vmax, qmax) reduction(minloc : qmin)
     {
-      const std::int32_t lanes = omp_get_num_threads();
-      for (std::int32_t t = lo + omp_get_thread_num(); t < hi; t += lanes) {
-        const double v = volume[t], q = quality[t];
-        vsum += v;
-        vmin = std::fmin(vmin, v);
-        vmax = std::fmax(vmax, v);
-        qsum += q;
-        qmax = std::fmax(qmax, q);
-        qmin = minloc_better(qmin, MinLoc{q, t});
+      const std::int32_t stride = nb * tuned_threads;
+      for (std::int32_t lane = omp_get_thread_num(); lane < tuned_threads; lane += omp_get_num_threads()) {
+        std::int32_t t = b * tuned_threads + lane;
+        for (; t + (in_flight - 1) * stride < nt; t += in_flight * stride) {
+          double v[in_flight], q[in_flight];
+          for (int k = 0; k < in_flight; ++k) v[k] = volume[t + k * stride];
+          for (int k = 0; k < in_flight; ++k) q[k] = quality[t + k * stride];
+          for (int k = 0; k < in_flight; ++k) {
+            vsum += v[k];
+            vmin = std::fmin(vmin, v[k]);
+            vmax = std::fmax(vmax, v[k]);
+            qsum += q[k];
+            qmax = std::fmax(qmax, q[k]);
+            qmin = minloc_better(qmin, MinLoc{q[k], t + k * stride});
+          }
+        }
+        for (; t < nt; t += stride) {
+          const double v = volume[t], q = quality[t];
+          vsum += v;
+          vmin = std::fmin(vmin, v);
+          vmax = std::fmax(vmax, v);
+          qsum += q;
+          qmax = std::fmax(qmax, q);
+          qmin = minloc_better(qmin, MinLoc{q, t});
+        }
       }
     }
     part[6 * b + 0] = vsum;
@@ -307,8 +377,18 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
     part[6 * b + 4] = qmax;
     part[6 * b + 5] = qmin.value;
     part_index[b] = qmin.index;
+    // Count this team done (the partial visible first); the last one combines.
+    unsigned done;
+#pragma omp flush
+#pragma omp atomic capture
+    done = ++tuned_teams_done;
+#pragma omp flush
+    if (done == unsigned(nb)) {
+      *result = combine_on_team(part, part_index, nb);
+      tuned_teams_done = 0;
+    }
   }
-  m.red = combine_blocks(part, part_index, nb);
+  m.red = *result;
 }
 
 const Registration target_tuned_direct_registration{target_variant(
@@ -340,7 +420,7 @@ const Registration target_tuned_lumped_scatter_gather_registration{target_varian
     target_tuned_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather")};
 const Registration target_tuned_reduce_blocks_registration{target_variant(
     "mesh", "target_tuned_reduce_blocks",
-    "reductions in two levels, tuned: one wave of teams, threads striding by number, partials back with the kernel",
+    "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
     target_tuned_reduce_blocks, reduce_blocks_data).for_kernel("reduce")};
 
 }  // namespace
