@@ -122,10 +122,14 @@ TEST(MeshFileType, CheckReadsOnlyTheHeader) {
 
 // A unit cube of 6 tetrahedra written as a .mesh file, its coordinates
 // multiplied by `scale` (and its first tetrahedron inverted when asked).
-std::string cube_file(const ScratchDir& dir, const std::string& name, double scale, bool invert = false) {
+enum class Defect { none, inverted, flat };
+
+std::string cube_file(const ScratchDir& dir, const std::string& name, double scale, Defect defect = Defect::none) {
   meshb::MeshData data = mesh::to_meshb(mesh::make_cube(1, 0));
   for (double& x : data.xyz) x *= scale;
-  if (invert) std::swap(data.block(meshb::kTetrahedra).nodes[1], data.block(meshb::kTetrahedra).nodes[2]);
+  std::vector<std::int32_t>& nodes = data.block(meshb::kTetrahedra).nodes;
+  if (defect == Defect::inverted) std::swap(nodes[1], nodes[2]);
+  if (defect == Defect::flat) nodes[1] = nodes[0];
   const std::string path = (dir.path / name).string();
   meshb::write_file(data, path);
   return path;
@@ -148,10 +152,23 @@ TEST(MeshCoordinates, ScalesOutsideTheDoubleRangeOfTheKernelsAreRefused) {
 TEST(MeshCoordinates, InvertedTetrahedraWarnOnce) {
   ScratchDir dir;
   const auto r = run_ompref("run mesh --variant host_downward --reps 1 --no-ceiling --mesh " +
-                            cube_file(dir, "inverted.mesh", 1.0, true));
+                            cube_file(dir, "inverted.mesh", 1.0, Defect::inverted));
   EXPECT_EQ(r.status, 0) << r.output;
   EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
   EXPECT_NE(r.stderr_text.find("1 of 6 tetrahedra are inverted"), std::string::npos) << r.stderr_text;
+}
+
+// A tet with a repeated vertex: kept, one warning, and every kernel of every
+// variant still validates against the reference (the reductions report its
+// quality 0 as the minimum).
+TEST(MeshCoordinates, FlatTetrahedraWarnOnce) {
+  ScratchDir dir;
+  const auto r = run_ompref("run mesh --reps 1 --no-ceiling --mesh " +
+                            cube_file(dir, "flat.mesh", 1.0, Defect::flat));
+  EXPECT_EQ(r.status, 0) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("1 of 6 tetrahedra are flat"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(r.stderr_text.find("inverted"), std::string::npos) << r.stderr_text;
 }
 
 }  // namespace

@@ -85,24 +85,32 @@ namespace {
 // digits, so the largest coordinate may be at most 1e5 times the shortest
 // edge (its differences keep 11 of 16 digits, within the volumes' 1e-10
 // tolerance against the long-double reference). Inverted tetrahedra (negative
-// volume) are kept, with one warning: the kernels use signed volumes.
+// volume) are kept, with one warning: the kernels use signed volumes. So are
+// flat ones (|volume| at most 1e-12 of the cube of their longest edge, or all
+// four vertices at one point), with one warning: their quality is 0, which
+// the quality minimum and its element then report.
 void check_coordinates(const RawMesh& raw, const std::string& name) {
   double coord_max = 0;
   for (double x : raw.crd) coord_max = std::max(coord_max, std::fabs(x));
   double edge_min = std::numeric_limits<double>::infinity(), edge_max = 0;
-  std::int64_t inverted = 0;
+  std::int64_t inverted = 0, flat = 0;
   const std::int64_t nt = std::int64_t(raw.tet.size() / 4);
   static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   for (std::int64_t t = 0; t < nt; ++t) {
     const double* p[4];
     for (int k = 0; k < 4; ++k) p[k] = &raw.crd[3 * std::size_t(raw.tet[4 * t + k])];
+    double longest = 0;
     for (const auto& e : edges) {
       double l = 0;
       for (int d = 0; d < 3; ++d) l = std::max(l, std::fabs(p[e[1]][d] - p[e[0]][d]));
       if (l > 0) edge_min = std::min(edge_min, l);
-      edge_max = std::max(edge_max, l);
+      longest = std::max(longest, l);
     }
-    inverted += tet_volume(p[0], p[1], p[2], p[3]) < 0;
+    edge_max = std::max(edge_max, longest);
+    const double volume = tet_volume(p[0], p[1], p[2], p[3]);
+    const bool is_flat = !(std::fabs(volume) > 1e-12 * longest * longest * longest);
+    flat += is_flat;
+    inverted += !is_flat && volume < 0;
   }
   if (!(edge_max <= 1e50) || !(edge_min >= 1e-50))
     throw UsageError(fmt::format("mesh file {}: edges from {:.3g} to {:.3g} (accepted: within [1e-50, 1e50], where the "
@@ -116,6 +124,9 @@ void check_coordinates(const RawMesh& raw, const std::string& name) {
   if (inverted > 0)
     fmt::print(stderr, "ompref: warning: mesh file {}: {} of {} tetrahedra are inverted (negative volume); they are "
                "kept and their volumes count negative\n", name, inverted, nt);
+  if (flat > 0)
+    fmt::print(stderr, "ompref: warning: mesh file {}: {} of {} tetrahedra are flat (zero volume); they are kept "
+               "with quality 0\n", name, flat, nt);
 }
 
 }  // namespace
