@@ -28,6 +28,12 @@ using testing::ScratchDir;
 constexpr double quick_seconds = 3.0;
 constexpr double small_rss_bytes = 256.0 * (1 << 20);
 
+// Standard error holds one line, and that line mentions `text`.
+void expect_one_line_mentioning(const std::string& err, const std::string& text) {
+  EXPECT_EQ(count_lines(err), 1) << err;
+  EXPECT_NE(err.find(text), std::string::npos) << err;
+}
+
 struct EarlyCase {
   std::vector<std::string> args;
   const char* must_mention;
@@ -49,8 +55,7 @@ TEST_P(RefusedUpFront, QuicklyAndSmall) {
   std::string line;
   for (const std::string& a : c.args) line += " '" + a + "'";
   const auto r = run_ompref(line);
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(c.must_mention), std::string::npos) << r.stderr_text;
+  expect_one_line_mentioning(r.stderr_text, c.must_mention);
 }
 
 INSTANTIATE_TEST_SUITE_P(
@@ -82,8 +87,7 @@ TEST(MeshFileContent, ErrorsInsideTheFileComeBeforeAnyRun) {
     EXPECT_LT(m.seconds, quick_seconds) << path;
     EXPECT_LT(m.max_rss_bytes, small_rss_bytes) << path;
     const auto r = run_ompref("run all --save none --mesh " + path);
-    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-    EXPECT_NE(r.stderr_text.find(mention), std::string::npos) << r.stderr_text;
+    expect_one_line_mentioning(r.stderr_text, mention);
     EXPECT_EQ(r.output.find("stream"), std::string::npos) << "no workload ran first";
   }
 }
@@ -99,8 +103,7 @@ TEST(MeshFileType, SpecialFilesAreRefusedByType) {
   for (const auto& [path, type] : cases) {
     const auto r = run_ompref("run mesh --mesh " + path, "timeout 20");
     EXPECT_EQ(r.status, 2) << path << "\n" << r.output;
-    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-    EXPECT_NE(r.stderr_text.find(type), std::string::npos) << r.stderr_text;
+    expect_one_line_mentioning(r.stderr_text, type);
     EXPECT_EQ(r.stderr_text.find("9223372036854775807"), std::string::npos) << r.stderr_text;
   }
 }
@@ -141,8 +144,7 @@ TEST(MeshCoordinates, ScalesOutsideTheDoubleRangeOfTheKernelsAreRefused) {
     const auto r = run_ompref("run mesh --variant host_downward --reps 1 --mesh " +
                               cube_file(dir, "scaled.mesh", scale));
     EXPECT_EQ(r.status, 2) << scale << "\n" << r.output;
-    EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-    EXPECT_NE(r.stderr_text.find("edges"), std::string::npos) << r.stderr_text;
+    expect_one_line_mentioning(r.stderr_text, "edges");
   }
   const auto unit = run_ompref("run mesh --variant host_downward --reps 1 --mesh " +
                               cube_file(dir, "unit.mesh", 1.0) + " --no-ceiling", "");
@@ -154,8 +156,7 @@ TEST(MeshCoordinates, InvertedTetrahedraWarnOnce) {
   const auto r = run_ompref("run mesh --variant host_downward --reps 1 --no-ceiling --mesh " +
                             cube_file(dir, "inverted.mesh", 1.0, Defect::inverted));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find("1 of 6 tetrahedra are inverted"), std::string::npos) << r.stderr_text;
+  expect_one_line_mentioning(r.stderr_text, "1 of 6 tetrahedra are inverted");
 }
 
 // A tet with a repeated vertex: kept, one warning, and every kernel of every
@@ -166,8 +167,7 @@ TEST(MeshCoordinates, FlatTetrahedraWarnOnce) {
   const auto r = run_ompref("run mesh --reps 1 --no-ceiling --mesh " +
                             cube_file(dir, "flat.mesh", 1.0, Defect::flat));
   EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find("1 of 6 tetrahedra are flat"), std::string::npos) << r.stderr_text;
+  expect_one_line_mentioning(r.stderr_text, "1 of 6 tetrahedra are flat");
   EXPECT_EQ(r.stderr_text.find("inverted"), std::string::npos) << r.stderr_text;
 }
 
