@@ -46,7 +46,7 @@
 //  - the partials stay on the device: each team counts itself done with an
 //    `atomic capture` between two flushes, and the last one combines them
 //    (CUDA's last-block reduction), so only the 56-byte result comes back,
-//    mapped with the kernel into page-locked host memory (pinned_result).
+//    mapped with the kernel into page-locked host memory (pinned_slot).
 //    The combination uses its own variables in its own function: reusing
 //    the block's reduction variables gave a wrong minimum under clang-19.
 #include <algorithm>
@@ -60,6 +60,7 @@
 #include "common/mesh_element.hpp"
 #include "common/registry.hpp"
 #include "omp_target/mesh_data.hpp"
+#include "omp_target/team_reduction.hpp"
 
 namespace ompref::mesh {
 namespace {
@@ -278,8 +279,7 @@ static_assert(reduce_teams <= reduce_blocks);
 constexpr int in_flight = 4;
 
 #pragma omp declare target
-// Teams of the running reduction that have stored their partial; the last
-// one sets it back to 0.
+// Teams of the running reduction that have stored their partial (last_team_done).
 unsigned tuned_teams_done = 0;
 
 // The partials combined by one team, its threads striding through them.
@@ -303,24 +303,6 @@ inline Reductions combine_on_team(const double* part, const std::int64_t* part_i
 }
 #pragma omp end declare target
 
-// The result's host copy, in page-locked memory so that the runtime copies it
-// back directly: LLVM's host allocator with clang (its runtime does not pin
-// for the standard `pinned` trait: measured no faster than pageable memory),
-// the standard trait elsewhere, plain memory where neither is offered.
-Reductions* pinned_result() {
-  static Reductions* const result = [] {
-#if defined(__clang__) && !defined(__INTEL_LLVM_COMPILER)
-    const omp_allocator_handle_t pinned = llvm_omp_target_host_mem_alloc;
-#else
-    omp_alloctrait_t trait[] = {{omp_atk_pinned, omp_atv_true}};
-    const omp_allocator_handle_t pinned = omp_init_allocator(omp_default_mem_space, 1, trait);
-#endif
-    void* p = pinned != omp_null_allocator ? omp_alloc(sizeof(Reductions), pinned) : nullptr;
-    return static_cast<Reductions*>(p != nullptr ? p : ::operator new(sizeof(Reductions)));
-  }();
-  return result;
-}
-
 // The same reductions in two levels: team b's threads take every
 // (reduce_teams x 256)-th element from lane 256 b + i, in_flight at a time;
 // the partials stay on the device, where the last team to finish combines
@@ -332,7 +314,7 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   const double* __restrict__ quality = m.quality.data();
   double* __restrict__ part = m.block_partial.data();
   std::int64_t* __restrict__ part_index = m.block_argmin.data();
-  Reductions* result = pinned_result();
+  Reductions* result = pinned_slot<Reductions>();
   const int nb = reduce_teams;
   const double inf = std::numeric_limits<double>::infinity();
 #pragma omp target teams distribute num_teams(league(ctx.on_device, nb)) thread_limit(tuned_threads) device(dev) \
@@ -377,16 +359,7 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
     part[6 * b + 4] = qmax;
     part[6 * b + 5] = qmin.value;
     part_index[b] = qmin.index;
-    // Count this team done (the partial visible first); the last one combines.
-    unsigned done;
-#pragma omp flush
-#pragma omp atomic capture
-    done = ++tuned_teams_done;
-#pragma omp flush
-    if (done == unsigned(nb)) {
-      *result = combine_on_team(part, part_index, nb);
-      tuned_teams_done = 0;
-    }
+    if (last_team_done(tuned_teams_done, nb)) *result = combine_on_team(part, part_index, nb);
   }
   m.red = *result;
 }

@@ -6,20 +6,27 @@
 //   in a grid-stride loop, 8% slower on the triad; 128 threads per team were
 //   fastest there, as they are for the CUDA twin (bench/omp_shapes.cpp and
 //   bench/native_shapes.cu sweep the shapes);
-// - the dot reduces in two levels by hand: `dot_teams` teams of 1024 threads,
-//   each team's `parallel for` reduction over one block of the arrays into its
-//   own partial, the partials added on the host in team order. The runtime's
-//   cross-team reduction (`reduction(+)` on the combined construct, as in the
-//   plain form) ran at 0.65-0.75 of this on an H200.
+// - the dot reduces in two levels by hand, as mesh's tuned reduction does
+//   (src/omp_target/mesh_tuned.cpp): `dot_teams` teams of 256 threads (4 a
+//   multiprocessor of an H200, one wave), each a `parallel` region whose
+//   thread i of team t takes every (dot_teams x 256)-th element from 256 t + i,
+//   4 of each array loaded before any is added; each team stores its partial
+//   on the device and counts itself done (`atomic capture` between flushes),
+//   the last one adds the partials up, and only the sum comes back,
+//   into page-locked memory (pinned_slot). The runtime's cross-team reduction
+//   (`reduction(+)` on the combined construct, as in the plain form) ran at
+//   0.65-0.75 of a two-level form on an H200; a `parallel for` over one block
+//   per team, the partials mapped back to the host, at 0.74 of the CUDA twin.
 // What stays between this step and CUDA is measured in docs/native.md: the
 // OpenMP construct's fixed cost on the host (tens of microseconds against a
 // CUDA launch's few), and a kernel about 5% slower than the twin's.
-#include <algorithm>
 #include <cstddef>
-#include <vector>
+
+#include <omp.h>
 
 #include "common/registry.hpp"
 #include "common/stream.hpp"
+#include "omp_target/team_reduction.hpp"
 
 namespace ompref::stream {
 
@@ -27,9 +34,27 @@ DeviceData device_data(StreamInstance& s);  // src/omp_target/stream.cpp
 
 namespace {
 
-constexpr int threads = 128;     // per team, one element each
-constexpr int dot_teams = 528;   // 4 teams of 1024 threads per multiprocessor of an H200
-constexpr int dot_threads = 1024;
+constexpr int threads = 128;  // per team, one element each
+
+#pragma omp declare target
+// The dot's teams: 4 of 256 threads per multiprocessor of an H200 (132), as
+// many as its 60 registers a thread let run at once (one wave).
+constexpr int dot_teams = 528;
+constexpr int dot_threads = 256;
+constexpr int in_flight = 4;  // elements of each array a thread loads before adding
+// The dot's partial sum of each team, and how many teams have stored theirs
+// in the running dot (last_team_done).
+double dot_partial[dot_teams];
+unsigned dot_teams_done = 0;
+
+// The partials added by one team, its threads striding through them.
+inline double sum_on_team(const double* part, int count) {
+  double total = 0;
+#pragma omp parallel firstprivate(part, count) reduction(+ : total)
+  for (int k = omp_get_thread_num(); k < count; k += omp_get_num_threads()) total += part[k];
+  return total;
+}
+#pragma omp end declare target
 
 void target_tuned(StreamInstance& s, RunContext& ctx) {
   const std::size_t n = s.n;
@@ -61,31 +86,36 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
   for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
   ctx.clock.lap("triad");
 
-  std::vector<double> partial(nt);
-  double* p = partial.data();
-  const std::size_t block = (n + nt - 1) / nt;
+  double* result = pinned_slot<double>();
 #pragma omp target teams distribute num_teams(nt) thread_limit(dot_threads) device(dev) \
-    map(alloc : a[0:n], b[0:n]) map(from : p[0:nt])
+    map(alloc : a[0:n], b[0:n]) map(always, from : result[0:1])
   for (int t = 0; t < nt; ++t) {
-    const std::size_t lo = std::min(n, t * block), hi = std::min(n, lo + block);
-    const double* at = a + lo;
-    const double* bt = b + lo;
-    const int len = int(hi - lo);  // a block is at most n / dot_teams elements
     double sum = 0;
-#pragma omp parallel for schedule(static, 1) reduction(+ : sum)
-    for (int i = 0; i < len; ++i) sum += at[i] * bt[i];
-    p[t] = sum;
+#pragma omp parallel firstprivate(a, b, n, nt, t) reduction(+ : sum)
+    {
+      const std::size_t stride = std::size_t(nt) * dot_threads;
+      for (int lane = omp_get_thread_num(); lane < dot_threads; lane += omp_get_num_threads()) {
+        std::size_t i = std::size_t(t) * dot_threads + lane;
+        for (; i + (in_flight - 1) * stride < n; i += in_flight * stride) {
+          double x[in_flight], y[in_flight];
+          for (int k = 0; k < in_flight; ++k) x[k] = a[i + k * stride];
+          for (int k = 0; k < in_flight; ++k) y[k] = b[i + k * stride];
+          for (int k = 0; k < in_flight; ++k) sum += x[k] * y[k];
+        }
+        for (; i < n; i += stride) sum += a[i] * b[i];
+      }
+    }
+    dot_partial[t] = sum;
+    if (last_team_done(dot_teams_done, nt)) *result = sum_on_team(dot_partial, nt);
   }
-  double sum = 0;
-  for (int t = 0; t < nt; ++t) sum += p[t];
-  s.dot = sum;
+  s.dot = *result;
   ctx.clock.lap("dot");
 }
 
 const Registration target_tuned_registration{
     target_variant("stream", "target_tuned",
                    "BabelStream offloaded in launch shapes chosen by hand: one element per thread in teams of 128, "
-                   "the dot reduced per team and the team sums added on the host",
+                   "the dot in two levels, its team sums added on the device by the last team",
                    target_tuned, device_data)
         .measuring_ceiling("triad")};
 
