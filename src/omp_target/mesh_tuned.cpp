@@ -44,7 +44,8 @@
 //  - `firstprivate` for the pointers and bounds the loop reads, so that the
 //    nested region gets their values rather than their addresses.
 //  - the partials stay on the device: each team counts itself done with an
-//    `atomic capture` between two flushes, and the last one combines them
+//    `atomic capture` between two flushes (last_team_done, shared with
+//    stream's tuned dot in team_reduction.hpp), and the last one combines them
 //    (CUDA's last-block reduction), so only the 56-byte result comes back,
 //    mapped with the kernel into page-locked host memory (pinned_slot).
 //    The combination uses its own variables in its own function: reusing

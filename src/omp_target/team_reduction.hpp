@@ -2,14 +2,6 @@
 // What the tuned two-level reductions (mesh's target_tuned_reduce_blocks,
 // stream's target_tuned dot) share: the last team's turn, and the host slot
 // their result comes back to.
-//
-// One object of type T in page-locked host memory, allocated on first use and
-// kept for the life of the process: the host copy of a result that a tuned
-// kernel maps back with `map(always, from:)`, so that the runtime copies it
-// directly instead of through a staging buffer. LLVM's host allocator with
-// clang (its runtime does not pin for the standard `pinned` trait: measured
-// no faster than pageable memory), the standard trait elsewhere, plain memory
-// where neither is offered.
 #include <new>
 
 #include <omp.h>
@@ -33,6 +25,13 @@ inline bool last_team_done(unsigned& counter, int teams) {
 }
 #pragma omp end declare target
 
+// One object of type T in page-locked host memory, allocated on first use and
+// kept for the life of the process: the host copy of a result that a tuned
+// kernel maps back with `map(always, from:)`, so that the runtime copies it
+// directly instead of through a staging buffer. LLVM's host allocator with
+// clang (its runtime does not pin for the standard `pinned` trait: measured
+// no faster than pageable memory), the standard trait elsewhere, plain memory
+// where neither is offered.
 template <class T>
 T* pinned_slot() {
   static T* const slot = [] {
