@@ -2,18 +2,21 @@
 // changes from target_tuned (`diff src/omp_target/gpp_4_tuned.cpp src/omp_target/gpp_5_multi.cpp`):
 // - device i of n gets the rows [nc i / n, nc (i+1) / n) of I_eps_array (and
 //   every other array whole: wtilde is also read at igp) and runs target_tuned's
-//   threads (tuned_element, the same --tuned-shape) over its rows with
-//   `nowait`; the host adds the devices' partial sums after a taskwait. The
-//   work of each device is a 1/n share of the same kernel, so n devices take
-//   about 1/n of target_tuned's time, where a step built on a slower kernel
-//   would only divide a slower time.
-// - the reduction moves into the teams: a `reduction` clause on a `target ...
-//   nowait` construct hangs clang-19's runtime when the region falls back to
-//   the host, so each team takes `threads` consecutive (band block, k) pairs
-//   of one ig chunk (target_tuned's collapsed order, k fastest), reduces them
-//   with `parallel for reduction(c3sum)` and writes one partial sum, and the
-//   host adds the partial sums. With one device it computes what target_tuned
-//   computes, in the same threads.
+//   kernel (tuned_element, the same --tuned-shape) over the ig chunks of its
+//   rows. The work of each device is a 1/n share of the same kernel, so n
+//   devices take about 1/n of target_tuned's time, where a step built on a
+//   slower kernel would only divide a slower time.
+// - with two or more GPUs, a parallel region holds one host thread per
+//   device; each thread waits on its own device's target construct, so the
+//   devices run at once, and the host adds the devices' sums. With one device
+//   it computes what target_tuned computes, in the same threads.
+// Why threads and not `target ... nowait` tasks: LLVM 19's runtime hands a
+// `nowait` target region to its hidden helper threads, and when a team of two
+// or more threads creates such tasks it can abort (an assertion on the task
+// team in kmp_tasking.cpp; seen on the host fallback); a reduction on a
+// `nowait` target hangs that runtime's host fallback; and outside a parallel
+// region gcc-12's libgomp gives `nowait` an ad-hoc team that the next parallel
+// region can deadlock on. A plain target construct per thread needs no tasks.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -53,19 +56,9 @@ DeviceData share_data(GppInstance& s, std::size_t i, std::size_t n) {
       .in(s.indinv);
 }
 
-// A device's teams: (ig chunk of its rows, tile of `threads` consecutive (band block, k) pairs).
-struct Teams {
-  int chunks, tiles;
-  int count() const { return chunks * tiles; }
-};
-Teams teams_of(const GppInstance& s, const Share& sh, int bands, const TunedShape& t) {
-  const long pairs = long((s.nb + bands - 1) / bands) * s.ngpown;
-  const long chunks = (long(sh.hi) - sh.lo + t.ig_chunk - 1) / t.ig_chunk;
-  return Teams{int(std::max(1L, chunks)), int((pairs + t.threads - 1) / t.threads)};
-}
-
+// target_tuned's kernel over the rows [sh.lo, sh.hi) of I_eps_array.
 template <int Bands>
-Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_device) {
+Complex3 tuned_kernel(GppInstance& s, int dev, const Share& sh, int ig_chunk, int threads, bool scalars) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
   const Complex* aqsn = s.aqsntemp.data();
@@ -75,51 +68,62 @@ Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_d
   const double* e_n1kq = s.e_n1kq.data();
   const int* inv_igp_index = s.inv_igp_index.data();
   const int* indinv = s.indinv.data();
-  const int ig_chunk = s.tuned.ig_chunk, threads = s.tuned.threads;
-  const long pairs = long((nb + Bands - 1) / Bands) * ngpown;
-  // Per device, one partial sum per team, written by the team.
-  std::vector<std::size_t> first(devices.size() + 1, 0);
-  for (std::size_t i = 0; i < devices.size(); ++i)
-    first[i + 1] = first[i] + std::size_t(teams_of(s, share(s, i, devices.size()), Bands, s.tuned).count());
-  std::vector<Complex3> partial(first.back());
-  // The target tasks are made inside a parallel region, one thread per device
-  // (so a runtime without asynchronous targets still runs the devices at once).
-  // Outside one, gcc-12's libgomp gives `nowait` an ad-hoc team that the next
-  // parallel region of the process can deadlock on after a host fallback.
-#pragma omp parallel num_threads(int(devices.size()))
-#pragma omp single
-  {
-    for (std::size_t i = 0; i < devices.size(); ++i) {
-      const int dev = devices[i];
-      const Share sh = share(s, i, devices.size());
-      const Teams t = teams_of(s, sh, Bands, s.tuned);
-      const int ig_lo = sh.lo, ig_hi = sh.hi, tiles = t.tiles, nteams = t.count();
-      // On the host fallback one team walks them all (league(), registry.hpp).
-      const int teams = league(on_device, nteams), limit = on_device ? threads : 1;
-      const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
-      Complex3* part = partial.data() + first[i];  // lives until the taskwait
-#pragma omp target teams distribute device(dev) nowait depend(out : part[0]) num_teams(teams) thread_limit(limit) \
-    OMPREF_MAX_TEAM_THREADS(tuned_max_threads)                                                                 \
-    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],                 \
-                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1]) map(from : part[0:nteams])
-      for (int team = 0; team < nteams; ++team) {
-        const int c = team / tiles;
-        const long p0 = long(team % tiles) * threads, p1 = std::min(pairs, p0 + threads);
-        const int ig0 = ig_lo + c * ig_chunk, ig1 = ig0 + std::min(ig_chunk, ig_hi - ig0);
-        Complex3 acc = complex3_zero();
-#pragma omp parallel for reduction(c3sum : acc)
-        for (long p = p0; p < p1; ++p) {
-          const int bb = int(p / ngpown), k = int(p % ngpown);
-          complex3_combine(acc, tuned_element<Bands>(bb * Bands, k, ig0, ig1, nb, ngpown, aqsm, aqsn, ieps, wtilde,
-                                                     vcoul, e_n1kq, inv_igp_index, indinv));
+  const int nbb = (nb + Bands - 1) / Bands;
+  const int ig_lo = sh.lo, ig_hi = sh.hi;
+  const int nchunks = (ig_hi - ig_lo + ig_chunk - 1) / ig_chunk;
+  const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
+  if (scalars) {
+    double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) OMPREF_MAX_TEAM_THREADS(tuned_max_threads) \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],      \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(+ : re0, im0, re1, im1, re2, im2)
+    for (int c = 0; c < nchunks; ++c)
+      for (int bb = 0; bb < nbb; ++bb)
+        for (int k = 0; k < ngpown; ++k) {
+          const Complex3 loc =
+              tuned_element<Bands>(bb * Bands, k, ig_lo + c * ig_chunk, std::min(ig_hi, ig_lo + c * ig_chunk + ig_chunk),
+                                   nb, ngpown, aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
+          re0 += loc.v[0].re, im0 += loc.v[0].im;
+          re1 += loc.v[1].re, im1 += loc.v[1].im;
+          re2 += loc.v[2].re, im2 += loc.v[2].im;
         }
-        part[team] = acc;
-      }
-    }
-#pragma omp taskwait
+    return Complex3{{{re0, im0}, {re1, im1}, {re2, im2}}};
+  }
+  Complex3 acc = complex3_zero();
+#pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) OMPREF_MAX_TEAM_THREADS(tuned_max_threads) \
+    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc],      \
+                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \
+    reduction(c3sum : acc)
+  for (int c = 0; c < nchunks; ++c)
+    for (int bb = 0; bb < nbb; ++bb)
+      for (int k = 0; k < ngpown; ++k)
+        complex3_combine(acc, tuned_element<Bands>(bb * Bands, k, ig_lo + c * ig_chunk,
+                                                   std::min(ig_hi, ig_lo + c * ig_chunk + ig_chunk), nb, ngpown, aqsm,
+                                                   aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv));
+  return acc;
+}
+
+// One host thread per device, each on its share; the host adds the sums.
+// With one device, or where the target regions fall back to the host, the
+// shares run one after another on the calling thread: host shares would only
+// compete for the same cores, and LLVM 19's runtime, after a host fallback's
+// teams inside a parallel region of one thread, aborts in the next reduction.
+template <int Bands>
+Complex3 multi_kernel(GppInstance& s, const std::vector<int>& devices, bool on_device) {
+  const TunedShape& t = s.tuned;
+  const int n = int(devices.size());
+  std::vector<Complex3> sums(devices.size(), complex3_zero());
+  if (n == 1 || !on_device) {
+    for (int i = 0; i < n; ++i)
+      sums[i] = tuned_kernel<Bands>(s, devices[i], share(s, i, n), t.ig_chunk, t.threads, t.scalars);
+  } else {
+#pragma omp parallel for num_threads(n) schedule(static, 1)
+    for (int i = 0; i < n; ++i)
+      sums[i] = tuned_kernel<Bands>(s, devices[i], share(s, i, n), t.ig_chunk, t.threads, t.scalars);
   }
   Complex3 total = complex3_zero();
-  for (const Complex3& p : partial) complex3_combine(total, p);
+  for (const Complex3& p : sums) complex3_combine(total, p);
   return total;
 }
 
@@ -148,8 +152,8 @@ Variant multi_variant() {
   v.name = "target_multi";
   v.kind = Kind::target;
   v.sentence =
-      "target_tuned split over every device by rows of ig: `device(d) nowait depend`, a partial sum per team, "
-      "added on the host";
+      "target_tuned split over every device by rows of ig: one host thread per device runs target_tuned's kernel "
+      "on its rows, the host adds the sums";
   v.run = typed(target_multi);
   v.enter_data = [](Instance& instance, RunContext& ctx) { each_share(instance, ctx, &DeviceData::enter); };
   v.exit_data = [](Instance& instance, RunContext& ctx) { each_share(instance, ctx, &DeviceData::exit); };
