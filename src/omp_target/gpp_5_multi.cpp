@@ -81,9 +81,9 @@ Complex3 tuned_kernel(GppInstance& s, int dev, const Share& sh, int ig_chunk, in
     for (int c = 0; c < nchunks; ++c)
       for (int bb = 0; bb < nbb; ++bb)
         for (int k = 0; k < ngpown; ++k) {
-          const Complex3 loc =
-              tuned_element<Bands>(bb * Bands, k, ig_lo + c * ig_chunk, std::min(ig_hi, ig_lo + c * ig_chunk + ig_chunk),
-                                   nb, ngpown, aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
+          const Complex3 loc = tuned_element<Bands>(bb * Bands, k, ig_lo + c * ig_chunk,
+                                                    std::min(ig_hi, ig_lo + c * ig_chunk + ig_chunk), nb, ngpown,
+                                                    aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
           re0 += loc.v[0].re, im0 += loc.v[0].im;
           re1 += loc.v[1].re, im1 += loc.v[1].im;
           re2 += loc.v[2].re, im2 += loc.v[2].im;
