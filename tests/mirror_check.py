@@ -1,30 +1,47 @@
 #!/usr/bin/env python3
 """The mirror check: each workload's host/target pair is the same program.
 
-For every workload named below, the region between the lines `// mirror: begin`
+The pairs are the registrations' own declarations: every variant whose
+registration says `.mirror_of("host_<name>")` (`ompref list --json`, field
+`mirrors`) pairs target_<name> with host_<name>, and both must be registered
+in src/omp_target/<w>.cpp and src/omp_host/<w>.cpp. For every workload, the region between the lines `// mirror: begin`
 and `// mirror: end` of src/omp_host/<w>.cpp and of src/omp_target/<w>.cpp is
 extracted; from both, `#pragma omp` lines (with their `\\` continuations), the
 device-argument line (`const int dev = ctx.device;`) and whole-line comments are
 removed, and `host_` is read as `target_`. Whatever differs after that fails the
 check, with a unified diff. The pair's variants must be defined in the region.
 
-    mirror_check.py SOURCE_DIR [WORKLOAD...]             check the pairs (all when none named)
-    mirror_check.py SOURCE_DIR --self-test [WORKLOAD...] show that a changed pair fails
+    mirror_check.py OMPREF SOURCE_DIR [WORKLOAD...]             check the pairs (all when none named)
+    mirror_check.py OMPREF SOURCE_DIR --self-test [WORKLOAD...] show that a changed pair fails
 """
 import difflib
+import json
 import re
+import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-# The pairs DESIGN.md names: workload -> the variant names, without host_/target_.
-PAIRS = {
-    "stream": ["simd"],
-    "gpp": ["naive"],
-    "lbm": ["basic"],
-    "mesh": ["direct", "downward", "transverse", "ball_csr", "ball_binned",
-             "lumped_atomic", "lumped_scatter_gather", "reduce", "reduce_blocks"],
-}
+def declared_pairs(ompref):
+    """workload -> the pair's variant names without host_/target_, from the registrations."""
+    listing = json.loads(subprocess.run([ompref, "list", "--json"], check=True, capture_output=True,
+                                        text=True).stdout)
+    files = {(v["workload"], v["variant"]): v["file"] for v in listing}
+    pairs, problems = {}, []
+    for v in listing:
+        if not v["mirrors"]:
+            continue
+        w, target, host = v["workload"], v["variant"], v["mirrors"]
+        if not (target.startswith("target_") and host == "host_" + target[len("target_"):]):
+            problems.append(f"{w} {target}: mirrors {host}, but a pair is target_<name> and host_<name>")
+            continue
+        for name, want in ((target, f"src/omp_target/{w}.cpp"), (host, f"src/omp_host/{w}.cpp")):
+            if files.get((w, name)) != want:
+                problems.append(f"{w} {name}: registered in {files.get((w, name), 'no file (not registered)')}, "
+                                f"the pair's file is {want}")
+        pairs.setdefault(w, []).append(target[len("target_"):])
+    return pairs, problems
+
 
 DEVICE_ARGUMENT = re.compile(r"^\s*const int dev = ctx\.device;\s*$")
 
@@ -84,7 +101,7 @@ def check(source_dir, workload, names):
     return problems
 
 
-def check_all(source_dir, workloads):
+def check_all(source_dir, workloads, PAIRS):
     problems = []
     for workload in workloads:
         names = PAIRS[workload]
@@ -94,7 +111,7 @@ def check_all(source_dir, workloads):
     return problems
 
 
-def self_test(source_dir, workloads):
+def self_test(source_dir, workloads, PAIRS):
     """A copy of each pair with one changed code line must fail the check."""
     failures = 0
     for workload in workloads:
@@ -132,16 +149,20 @@ def main():
     args = sys.argv[1:]
     self_testing = "--self-test" in args
     args = [a for a in args if a != "--self-test"]
-    unknown = [a for a in args[1:] if a not in PAIRS]
-    if not args or unknown:
-        print(f"usage: mirror_check.py SOURCE_DIR [--self-test] [WORKLOAD...] (workloads: {', '.join(PAIRS)})",
+    if len(args) < 2:
+        print("usage: mirror_check.py OMPREF SOURCE_DIR [--self-test] [WORKLOAD...]", file=sys.stderr)
+        return 2
+    PAIRS, problems = declared_pairs(args[0])
+    unknown = [a for a in args[2:] if a not in PAIRS]
+    if unknown:
+        print(f"mirror_check.py: no pair declared for {', '.join(unknown)} (pairs: {', '.join(PAIRS)})",
               file=sys.stderr)
         return 2
-    source_dir = Path(args[0])
-    workloads = args[1:] or list(PAIRS)
+    source_dir = Path(args[1])
+    workloads = args[2:] or list(PAIRS)
     if self_testing:
-        return 1 if self_test(source_dir, workloads) else 0
-    problems = check_all(source_dir, workloads)
+        return 1 if self_test(source_dir, workloads, PAIRS) else 0
+    problems += check_all(source_dir, workloads, PAIRS)
     for p in problems:
         print(p, file=sys.stderr)
     return 1 if problems else 0

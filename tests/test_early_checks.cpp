@@ -10,8 +10,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/mesh.hpp"
-#include "common/meshb.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/io/meshb.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

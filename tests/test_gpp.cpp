@@ -7,8 +7,8 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/gpp.hpp"
+#include "common/gpp/gpp.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

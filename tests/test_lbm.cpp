@@ -12,9 +12,9 @@
 #include <nlohmann/json.hpp>
 #include <omp.h>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/usage_error.hpp"
-#include "common/vtk.hpp"
+#include "common/io/vtk.hpp"
 #include "test_support.hpp"
 
 namespace ompref::lbm {

@@ -7,7 +7,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

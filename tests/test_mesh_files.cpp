@@ -8,8 +8,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include "common/mesh.hpp"
-#include "common/meshb.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/io/meshb.hpp"
 #include "test_mesh_support.hpp"
 
 namespace ompref::mesh {

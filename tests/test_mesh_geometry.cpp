@@ -6,8 +6,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/mesh.hpp"
-#include "common/mesh_element.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_element.hpp"
 #include "test_mesh_support.hpp"
 
 namespace ompref::mesh {

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "common/meshb.hpp"
+#include "common/io/meshb.hpp"
 #include "common/usage_error.hpp"
 #include "test_mesh_support.hpp"
 

@@ -9,7 +9,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 #include "test_mesh_support.hpp"
 
 namespace ompref::mesh {

@@ -14,8 +14,8 @@
 
 #include <gtest/gtest.h>
 
-#include "common/mesh.hpp"
-#include "common/meshb.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/io/meshb.hpp"
 #include "test_support.hpp"
 
 namespace ompref::mesh::testing {

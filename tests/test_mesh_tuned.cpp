@@ -11,7 +11,7 @@
 
 #include <gtest/gtest.h>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 #include "common/usage_error.hpp"
 #include "test_mesh_support.hpp"
 

@@ -9,7 +9,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 #include "test_mesh_support.hpp"
 
 namespace ompref::mesh {
@@ -23,24 +23,27 @@ using testing::same;
 using testing::tag_of;
 using testing::test_limits;
 
-// The tag each pair registers (what the JSON prints as "kernel"): the pair's
-// name, but for the ball layouts (one upward kernel each) and the two-level
-// reduction (the same reductions). A tuned step (target_tuned_<pair>) has
-// its pair's tag.
-std::string expected_tag(std::string pair) {
-  if (pair.rfind("tuned_", 0) == 0) pair.erase(0, std::string("tuned_").size());
-  if (pair == "ball_csr") return "upward_csr";
-  if (pair == "ball_binned") return "upward_binned";
-  if (pair == "reduce_blocks") return "reduce";
-  return pair;
-}
+// The registrations declare each variant's kernel tag, the pair it mirrors
+// and the step it follows: a target_<k> mirrors host_<k> and runs its kernel,
+// a tuned step runs the kernel of the variant it follows.
+const Variant* registered(const std::string& name) { return registry().variant("mesh", name); }
 
 TEST(Mesh, EveryVariantPassesAtTiny) {
-  // The 9 pairs and the 8 tuned steps (the native twins run only on a CUDA device).
+  // Every pair (host_<k>, target_<k>) and every tuned step (the native twins
+  // run only on a CUDA device), as the registrations declare them.
   auto variants = ompref::testing::runnable_variants("mesh");
-  std::size_t openmp = 0;
-  for (const Variant* v : variants) openmp += v->kind != Kind::native;
-  ASSERT_EQ(openmp, 26u);
+  std::size_t hosts = 0, mirrors = 0, steps = 0;
+  for (const Variant* v : variants) {
+    hosts += v->kind == Kind::host;
+    if (v->kind != Kind::target) continue;
+    ASSERT_NE(v->mirrors.empty(), v->step_of.empty()) << v->name << ": a target variant is a pair's or a step";
+    const Variant* from = registered(v->mirrors.empty() ? v->step_of : v->mirrors);
+    ASSERT_NE(from, nullptr) << v->name << ": declares " << v->mirrors << v->step_of << ", which is not registered";
+    EXPECT_EQ(v->kernel, from->kernel) << v->name << " runs " << from->name << "'s kernel";
+    (v->mirrors.empty() ? steps : mirrors) += 1;
+  }
+  EXPECT_EQ(mirrors, hosts) << "every host variant has its target mirror";
+  EXPECT_GT(steps, 0u);
   MeshOptions o;
   auto m = make_instance(o, "tiny", test_limits());
   EXPECT_EQ(m->nt, 3072);
@@ -49,8 +52,7 @@ TEST(Mesh, EveryVariantPassesAtTiny) {
     EXPECT_TRUE(r.check.valid) << v->name << ": " << r.check.detail;
     EXPECT_FALSE(v->kernel.empty()) << v->name;
     EXPECT_GT(r.model.bytes, 0) << v->name;
-    const std::string pair = v->name.substr(v->name.find('_') + 1);
-    EXPECT_DOUBLE_EQ(r.model.bytes, m->model(expected_tag(pair)).bytes) << v->name << ": the model is the kernel's";
+    EXPECT_DOUBLE_EQ(r.model.bytes, m->model(v->kernel).bytes) << v->name << ": the model is the kernel's";
   }
 }
 
@@ -59,9 +61,9 @@ TEST(Mesh, EachVariantRunsItsOwnKernel) {
   for (const std::string& k : pair_names()) {
     for (const char* kind : {"host_", "target_"}) {
       const std::string name = std::string(kind) + k;
-      RunResult r = run_one(*m, "mesh", name, "custom", 1, 0);
-      const std::string want = expected_tag(k);
+      const std::string want = registered("host_" + k)->kernel;
       EXPECT_EQ(tag_of(name), want) << name;
+      RunResult r = run_one(*m, "mesh", name, "custom", 1, 0);
       EXPECT_EQ(r.observables["kernel"].get<std::string>(), want) << name;
       EXPECT_TRUE(r.check.valid) << name << ": " << r.check.detail;
     }

@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 
 #include "app/result_files.hpp"
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

@@ -6,7 +6,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
 #include "common/usage_error.hpp"
 #include "test_support.hpp"
 

@@ -1,5 +1,5 @@
 // VTK frames and their .pvd index are written whole or not at all
-// (common/output_file.hpp): a reader holding the previous index still reads
+// (common/io/output_file.hpp): a reader holding the previous index still reads
 // it whole, no temporary file is left, and an error is a UsageError (exit 2).
 #include <filesystem>
 #include <fstream>
@@ -8,7 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "common/usage_error.hpp"
-#include "common/vtk.hpp"
+#include "common/io/vtk.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;

@@ -12,12 +12,13 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 #include <omp.h>
 
 #include "app/compare.hpp"
 #include "app/run_command.hpp"
 #include "common/device.hpp"
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 #include "common/provenance.hpp"
 #include "common/ranks.hpp"
 #include "common/registry.hpp"
@@ -31,9 +32,27 @@ namespace {
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
-void list_variants() {
+void list_variants(bool json) {
+  if (!json) {
+    for (const Variant* v : registry().variants())
+      fmt::print("{} {} {} {}\n", v->workload, v->name, kind_name(v->kind), v->sentence);
+    return;
+  }
+  // Every fact a variant's registration declares, for scripts and tests.
+  nlohmann::json out = nlohmann::json::array();
   for (const Variant* v : registry().variants())
-    fmt::print("{} {} {} {}\n", v->workload, v->name, kind_name(v->kind), v->sentence);
+    out.push_back({{"workload", v->workload},
+                   {"variant", v->name},
+                   {"kind", kind_name(v->kind)},
+                   {"sentence", v->sentence},
+                   {"file", v->file},
+                   {"step_of", v->step_of},
+                   {"mirrors", v->mirrors},
+                   {"kernel", v->kernel},
+                   {"options", v->options},
+                   {"ceiling_phase", v->ceiling_phase},
+                   {"splits_across_ranks", v->splits_across_ranks}});
+  fmt::print("{}\n", out.dump(2));
 }
 
 void list_devices() {
@@ -133,7 +152,9 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
-  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target> <sentence>");
+  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target|native> <sentence>");
+  bool list_json = false;
+  list->add_flag("--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options");
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
   RunArgs args, check_args;
   CLI::App* run = add_run_command(app, args, argc, argv);
@@ -153,7 +174,8 @@ int run_main(int argc, char** argv) {
       throw UsageError(i > 1 && argv[i - 1][0] == '-'
                            ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
                            : fmt::format("argument {} is empty (see ompref --help)", i));
-  const std::set<std::string> commands = {"list", "devices", "run", "check", "compare", "report"};
+  std::set<std::string> commands;
+  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.insert(sub->get_name());
   if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
     throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
   try {
@@ -174,11 +196,13 @@ int run_main(int argc, char** argv) {
     return 0;
   }
   if (app.get_subcommands().empty()) {
-    fmt::print(stderr, "ompref: a subcommand is required (accepted: list, devices, run, check; see ompref --help)\n");
+    std::vector<std::string> names;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+    fmt::print(stderr, "ompref: a subcommand is required (accepted: {}; see ompref --help)\n", fmt::join(names, ", "));
     return 2;
   }
   if (list->parsed()) {
-    list_variants();
+    list_variants(list_json);
     return 0;
   }
   if (devices->parsed()) {

@@ -12,8 +12,8 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
-#include "common/meshb.hpp"
-#include "common/output_file.hpp"
+#include "common/io/meshb.hpp"
+#include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 
 // Interrupted: the temporary file goes, the previous OUT (if any) stays.

@@ -11,7 +11,7 @@
 
 #include <fmt/format.h>
 
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 
 namespace fs = std::filesystem;

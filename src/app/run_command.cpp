@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -19,7 +20,7 @@
 #include "app/result_files.hpp"
 #include "common/device.hpp"
 #include "common/device_wait.hpp"
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 #include "common/ranks.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
@@ -198,10 +199,19 @@ struct Setup {
   MemoryLimits limits;
 };
 
+// The workload options that only some variants read (each variant's
+// registration declares them: Variant::options), with those variants.
+std::map<std::string, std::vector<std::string>> option_readers(const std::string& workload) {
+  std::map<std::string, std::vector<std::string>> readers;
+  for (const Variant* v : registry().variants(workload))
+    for (const std::string& option : v->options) readers[option].push_back(v->name);
+  return readers;
+}
+
 // An option that only some variants read, given while none of them runs.
 void note_idle_options(const Plan& plan, CLI::App& command) {
   for (const auto& [w, chosen] : plan)
-    for (const auto& [option, variants] : w->variant_options()) {
+    for (const auto& [option, variants] : option_readers(w->name())) {
       const CLI::Option* given = command.get_option_no_throw(option);  // `check` has no workload options
       if (given == nullptr || given->count() == 0) continue;
       const bool used = std::any_of(chosen.begin(), chosen.end(), [&, &variants = variants](const Variant* v) {

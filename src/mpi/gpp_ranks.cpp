@@ -5,19 +5,18 @@
 // ranks' partial achtemp meet in one MPI_Reduce. The reduction is the same
 // one at every level: OpenMP's `declare reduction(c3sum)` adds the SIMD
 // lanes', threads' and teams' partial sums with complex3_combine
-// (common/complex.hpp), and the MPI_Op that adds the ranks' partial sums
+// (common/gpp/complex.hpp), and the MPI_Op that adds the ranks' partial sums
 // calls that same function, over an MPI datatype of the same three-complex
 // struct. The sum is then broadcast, so that every rank validates the whole
 // achtemp against the closed form or the varied-data reference.
 #include <mpi.h>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
 
@@ -90,7 +89,7 @@ const Registration target_ranks_registration{
                    "target_udr over MPI ranks: bands split, partial sums joined by MPI_Reduce with an MPI_Op that calls "
                    "the `declare reduction` combiner",
                    target_ranks, device_data)
-        .split_across_ranks()};
+        .split_across_ranks().follows("target_udr")};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -2,7 +2,7 @@
 // data, the two passes and the two exchanges, and the plain form
 // target_slabs: each exchange after the pass it serves, staged through the
 // host with `target update` (the device pointer path of a CUDA-aware MPI is
-// not used). The cell arithmetic is common/lbm_cell.hpp's, not a copy.
+// not used). The cell arithmetic is common/lbm/lbm_cell.hpp's, not a copy.
 #include "mpi/lbm_slabs.hpp"
 
 #include <mpi.h>
@@ -206,6 +206,7 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
   Variant v;
   v.workload = "lbm";
   v.name = name;
+  v.file = source_path(__FILE__);
   v.kind = Kind::target;
   v.sentence = sentence;
   v.run = typed(run);

@@ -4,7 +4,7 @@
 // n owns the planes [nz r / n, nz (r + 1) / n) and keeps them between two
 // ghost planes (local z = 0 and nzl + 1: its neighbours' edge planes, z
 // periodic); walls stay the solid planes y = 0 and ny - 1 inside every slab.
-// A step is target_fused's two passes (common/lbm_cell.hpp's psi_cell and
+// A step is target_fused's two passes (common/lbm/lbm_cell.hpp's psi_cell and
 // fn_push_bounce, so every fluid cell computes what it computes in one
 // process, bit for bit), each followed by an exchange:
 //   psi:         the edge planes' psi go to the neighbours' ghost planes
@@ -20,7 +20,7 @@
 #include <memory>
 
 #include "common/aligned_array.hpp"
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm::slabs {

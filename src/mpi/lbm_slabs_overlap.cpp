@@ -54,7 +54,7 @@ const Registration target_slabs_overlap_registration{slab_variant(
     "target_slabs_overlap",
     "target_slabs with the halo hidden: edge planes first, then the inner planes in a task while the master thread "
     "exchanges the edges over MPI",
-    target_slabs_overlap)};
+    target_slabs_overlap).follows("target_slabs")};
 
 }  // namespace
 }  // namespace ompref::lbm::slabs

@@ -5,7 +5,7 @@
 // the kernel tag "tuned").
 //
 // A thread computes what a thread of target_tuned computes, by the same
-// function (tuned_element, src/common/gpp_tuned.hpp, over gpp_term.hpp's
+// function (tuned_element, src/common/gpp/gpp_tuned.hpp, over gpp_term.hpp's
 // add_term_factored and factor_of): the sum of conj(wdiff) / |wdiff|^2 * I_eps
 // over a chunk of ig rows for `bands_per_thread` bands at one G'-vector k,
 // each band's sum multiplied by factor(k, n1) once. What CUDA lets the twin
@@ -28,15 +28,14 @@
 #include <map>
 #include <memory>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
-#include "common/gpp_tuned.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
+#include "common/gpp/gpp_tuned.hpp"
 #include "common/registry.hpp"
 #include "native_cuda/cuda_support.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp: the arrays, declared once
 
 namespace {
 
@@ -175,7 +174,7 @@ const Registration native_tuned_registration{
                    "target_tuned's arithmetic as plain CUDA: 32 k x 8 band groups of 4 bands per block sharing their "
                    "ig rows through L1, block reduction by shuffles, partials added in a fixed order",
                    native_tuned, device_data)
-        .for_kernel("tuned")};
+        .for_kernel("tuned").reading({"--tuned-shape"})};
 
 }  // namespace
 }  // namespace ompref::gpp

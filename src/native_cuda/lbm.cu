@@ -5,7 +5,7 @@
 // native_fraction (both carry the kernel tag "fused").
 //
 // The same two passes per time step, each a kernel of one thread per cell,
-// calling the same cell arithmetic (src/common/lbm_cell.hpp): psi alone
+// calling the same cell arithmetic (src/common/lbm/lbm_cell.hpp): psi alone
 // (psi_cell), then force, collision, push and bounce-back (fn_push_bounce)
 // for every fluid cell. A block is target_fused's tile (--fused-shape, default
 // 128x1x1: x fastest, so a warp reads and writes 32 consecutive doubles of
@@ -22,13 +22,12 @@
 
 #include <fmt/format.h>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
 #include "native_cuda/cuda_support.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp: the arrays, declared once
 
 namespace {
 
@@ -149,7 +148,7 @@ const Registration native_fused_registration{
                    "target_fused's two passes as plain CUDA: one thread per cell, a block per --fused-shape tile "
                    "(x fastest), 128 registers a thread, the same cell functions",
                    native_fused, device_data)
-        .for_kernel("fused")};
+        .for_kernel("fused").reading({"--fused-shape"})};
 
 const Registration native_streamed_registration{
     native_variant("lbm", "native_streamed",

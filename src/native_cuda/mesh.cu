@@ -1,7 +1,7 @@
 // mesh as plain CUDA: the native twins of src/omp_target/mesh.cpp (docs/native.md,
 // docs/mesh.md). GMlib's access patterns, kernel for kernel in the target
 // file's order, on the same instance arrays, entered by the runner from the
-// same DeviceData declarations (omp_target/mesh_data.hpp) and checked by the
+// same DeviceData declarations (common/mesh/mesh_data.hpp) and checked by the
 // same validation; held against the target variants by native_fraction.
 //
 // Written as CUDA codes for unstructured meshes write them: one thread per
@@ -9,7 +9,7 @@
 // 32-bit item indices (make_instance keeps 4 nt and 3 nv below 2^31);
 // __restrict__ kernel arguments and read-only loads (__ldg) of every input;
 // a tet's 4 vertex (or neighbour) numbers as one 16-byte load. The
-// per-element arithmetic is common/mesh_element.hpp's, called, not copied.
+// per-element arithmetic is common/mesh/mesh_element.hpp's, called, not copied.
 // The reductions: per-block partials by warp shuffles, combined on the device
 // by the last block to finish (the pattern of CUDA's threadFenceReduction
 // sample): one launch, then one 56-byte copy into pinned host memory.
@@ -20,11 +20,11 @@
 #include <cstdint>
 #include <limits>
 
-#include "common/mesh.hpp"
-#include "common/mesh_element.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
 #include "native_cuda/cuda_support.hpp"
-#include "omp_target/mesh_data.hpp"
+#include "common/mesh/mesh_data.hpp"
 
 namespace ompref::mesh {
 namespace {

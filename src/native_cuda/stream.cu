@@ -19,12 +19,11 @@
 #include <fmt/format.h>
 
 #include "common/registry.hpp"
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
+#include "common/stream/stream_data.hpp"
 #include "native_cuda/cuda_support.hpp"
 
 namespace ompref::stream {
-
-DeviceData device_data(StreamInstance& s);  // src/omp_target/stream.cpp: the arrays, declared once
 
 namespace {
 

@@ -3,8 +3,8 @@
 // program, differing only in directives, the device argument and the data
 // mapping (`diff src/omp_host/gpp.cpp src/omp_target/gpp.cpp`). The tiled
 // host baseline is the next step, src/omp_host/gpp_tiled.cpp.
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {

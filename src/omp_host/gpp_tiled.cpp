@@ -8,13 +8,13 @@
 //   threads, and every band sweeps a block while it is in cache;
 // - the inner loop runs along k, contiguous in I_eps_array, wtilde_array and
 //   the factor table, vectorised by `omp simd` with the three-complex
-//   `declare reduction` of src/common/complex.hpp instead of six scalars.
+//   `declare reduction` of src/common/gpp/complex.hpp instead of six scalars.
 #include <algorithm>
 
 #include <omp.h>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
@@ -77,7 +77,7 @@ void host_tiled(GppInstance& s, RunContext&) {
 const Registration host_tiled_registration{host_variant(
     "gpp", "host_tiled",
     "the papers' host baseline: factor table, blocks of ig rows in cache, `omp simd` along contiguous k with a three-complex `declare reduction`",
-    host_tiled)};
+    host_tiled).follows("host_naive")};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -3,11 +3,11 @@
 // Its offload port is src/omp_target/lbm.cpp: the same program, differing
 // only in directives, the device argument and the data mapping
 // (`diff src/omp_host/lbm.cpp src/omp_target/lbm.cpp`). The arithmetic of a
-// cell is in common/lbm_cell.hpp, shared with every variant and the
+// cell is in common/lbm/lbm_cell.hpp, shared with every variant and the
 // reference; the tiled host step is src/omp_host/lbm_tiled.cpp.
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {

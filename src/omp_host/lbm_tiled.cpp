@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -118,7 +118,7 @@ void host_tiled(LbmInstance& s, RunContext& ctx) {
 const Registration host_tiled_registration{host_variant(
     "lbm", "host_tiled",
     "the paper's OpenMP baseline: loops tiled TX x TY x TZ (--tile), `omp simd` on the innermost x loop",
-    host_tiled)};
+    host_tiled).follows("host_basic").reading({"--tile"})};
 
 }  // namespace
 }  // namespace ompref::lbm

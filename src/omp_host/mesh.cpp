@@ -2,13 +2,13 @@
 // entity (vertices or tetrahedra). Its offload port is src/omp_target/mesh.cpp:
 // the same program, differing only in directives, the device argument and the
 // data mapping (`diff src/omp_host/mesh.cpp src/omp_target/mesh.cpp`). The
-// per-element arithmetic is in common/mesh_element.hpp, called by both.
+// per-element arithmetic is in common/mesh/mesh_element.hpp, called by both.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
-#include "common/mesh.hpp"
-#include "common/mesh_element.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::mesh {

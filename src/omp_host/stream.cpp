@@ -4,7 +4,7 @@
 #include <cstddef>
 
 #include "common/registry.hpp"
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
 
 namespace ompref::stream {
 namespace {

@@ -4,8 +4,9 @@
 // the offload that follow it (the GPU hackathon report's, in OpenMP) are
 // src/omp_target/gpp_1_basic.cpp .. gpp_5_multi.cpp, each a diff against the
 // one before.
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
@@ -79,7 +80,7 @@ const Registration target_naive_registration{target_variant(
     "gpp", "target_naive",
     "the literal port of host_naive: `target teams distribute parallel for` over the bands alone, number_bands "
     "threads where a GPU needs tens of thousands, which is why the next step turns the loops around",
-    target_naive, device_data)};
+    target_naive, device_data).mirror_of("host_naive")};
 
 }  // namespace
 }  // namespace ompref::gpp

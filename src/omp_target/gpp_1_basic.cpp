@@ -7,13 +7,12 @@
 // and contiguous aqsmtemp[igp][n1]. factor(k, n1) is now the same for every
 // term of a thread (the compiler may move it out of the ig loop). Six real
 // scalar reductions combine the threads, as before.
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
 
@@ -55,7 +54,7 @@ void target_basic(GppInstance& s, RunContext& ctx) {
 const Registration target_basic_registration{target_variant(
     "gpp", "target_basic",
     "the first port: `target teams distribute parallel for` over (k, n1) collapsed, ig inside, six real scalar reductions",
-    target_basic, device_data)};
+    target_basic, device_data).follows("target_naive")};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -15,20 +15,19 @@
 //   __launch_bounds__ does.
 // The shape (bands, ig chunk, thread_limit, reduction) is --tuned-shape
 // (GppInstance::tuned); its default is the fastest shape measured on the H200.
-// One thread's work, tuned_element, is src/common/gpp_tuned.hpp: target_multi
+// One thread's work, tuned_element, is src/common/gpp/gpp_tuned.hpp: target_multi
 // (gpp_5_multi.cpp) and the CUDA twin native_tuned (src/native_cuda/gpp.cu)
 // run the same function.
 #include <algorithm>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
-#include "common/gpp_tuned.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
+#include "common/gpp/gpp_tuned.hpp"
 #include "common/registry.hpp"
 #include "common/team_bounds.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
 
@@ -92,7 +91,7 @@ const Registration target_tuned_registration{target_variant(
     "gpp", "target_tuned",
     "coalesced k, several bands per thread, ig chunks as a third collapsed loop, factor out of the ig sum, one divide for three",
     target_tuned, device_data)
-        .for_kernel("tuned")};  // the kernel tag its CUDA twin native_tuned (src/native_cuda/gpp.cu) shares
+        .for_kernel("tuned").follows("target_hoisted").reading({"--tuned-shape"})};  // the kernel tag its CUDA twin native_tuned (src/native_cuda/gpp.cu) shares
 
 }  // namespace
 }  // namespace ompref::gpp

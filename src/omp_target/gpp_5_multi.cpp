@@ -22,9 +22,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
-#include "common/gpp_tuned.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_tuned.hpp"
 #include "common/registry.hpp"
 #include "common/team_bounds.hpp"
 
@@ -150,6 +150,7 @@ Variant multi_variant() {
   Variant v;
   v.workload = "gpp";
   v.name = "target_multi";
+  v.file = source_path(__FILE__);
   v.kind = Kind::target;
   v.sentence =
       "target_tuned split over every device by rows of ig: one host thread per device runs target_tuned's kernel "
@@ -160,7 +161,7 @@ Variant multi_variant() {
   return v;
 }
 
-const Registration target_multi_registration{multi_variant()};
+const Registration target_multi_registration{multi_variant().follows("target_tuned").reading({"--tuned-shape"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -4,7 +4,7 @@
 // of the SYCL port by Ding et al. 2023. The port of src/omp_host/lbm.cpp: the
 // same program, differing only in directives, the device argument and the
 // data mapping (`diff src/omp_host/lbm.cpp src/omp_target/lbm.cpp`). The
-// cell arithmetic is common/lbm_cell.hpp (declare target), shared with the
+// cell arithmetic is common/lbm/lbm_cell.hpp (declare target), shared with the
 // host variants.
 //
 // The further steps, each a file whose diff against the one before is its
@@ -13,7 +13,8 @@
 // many-to-one), target_fused (lbm_fused.cpp, two passes instead of three).
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -108,7 +109,7 @@ void target_basic(LbmInstance& s, RunContext& ctx) {
 const Registration target_basic_registration{target_variant(
     "lbm", "target_basic",
     "the paper's basic kernel: `target teams distribute parallel for collapse(3)` per pass, shape left to the runtime",
-    target_basic, device_data)};
+    target_basic, device_data).mirror_of("host_basic")};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -15,12 +15,11 @@
 // 512x512x256 on an H200, where target_fused measured 6068-6106.
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp
 
 namespace {
 
@@ -80,7 +79,7 @@ const Registration target_lean_registration{target_variant(
     "lbm", "target_lean",
     "target_fused's two passes launched as collapse(3), 32-bit cell indices, each population stored as soon as its "
     "destination is known: fewer live registers in the collision pass",
-    target_lean, device_data)};
+    target_lean, device_data).follows("target_fused")};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -9,12 +9,11 @@
 #include <algorithm>
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp
 
 namespace {
 
@@ -105,7 +104,7 @@ void target_many(LbmInstance& s, RunContext& ctx) {
 
 const Registration target_many_registration{target_variant(
     "lbm", "target_many", "many-to-one: each thread updates a BX x BY x BZ block of cells (--block)", target_many,
-    device_data)};
+    device_data).follows("target_basic").reading({"--block"})};
 
 }  // namespace
 }  // namespace ompref::lbm

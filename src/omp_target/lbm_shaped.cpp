@@ -5,17 +5,16 @@
 // collapse(3) with the launch left to the runtime, each pass loops over
 // (tile, cell of the tile) flattened, with a team per TX x TY x TZ tile
 // (--shape) and its threads over the tile's cells: num_teams, thread_limit,
-// dist_schedule and schedule come from common/lbm_tiling.hpp. The cell
+// dist_schedule and schedule come from common/lbm/lbm_tiling.hpp. The cell
 // arithmetic is unchanged.
 #include <cstdint>
 
-#include "common/lbm.hpp"
-#include "common/lbm_tiling.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_tiling.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp
 
 namespace {
 
@@ -100,7 +99,7 @@ void target_shaped(LbmInstance& s, RunContext& ctx) {
 const Registration target_shaped_registration{target_variant(
     "lbm", "target_shaped",
     "the ND-range kernel: a team per TX x TY x TZ tile (--shape), its threads over the tile's cells",
-    target_shaped, device_data)};
+    target_shaped, device_data).follows("target_basic").reading({"--shape"})};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -3,7 +3,7 @@
 // (src/omp_target/lbm_lean.cpp), shown by
 // `diff src/omp_target/lbm_lean.cpp src/omp_target/lbm_streamed.cpp`:
 // - the collision pass calls fn_push_bounce_streamed
-//   (src/common/lbm_cell.hpp): the populations are read twice (for the
+//   (src/common/lbm/lbm_cell.hpp): the populations are read twice (for the
 //   moments, then for the collision: the second read comes from the cache),
 //   and each neighbour's index, psi and flag are read when its direction
 //   comes, so that no 19-value array stays live across the directions;
@@ -20,12 +20,11 @@
 // register allocation. A step kept for that lesson.
 #include <cstdint>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp
 
 namespace {
 
@@ -84,7 +83,7 @@ const Registration target_streamed_registration{
                    "target_lean with a collision pass that keeps only sums live: populations read twice, each "
                    "neighbour's psi and flag read when its direction comes",
                    target_streamed, device_data)
-        .for_kernel("streamed")};
+        .for_kernel("streamed").follows("target_lean")};
 
 }  // namespace
 }  // namespace ompref::lbm

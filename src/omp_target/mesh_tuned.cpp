@@ -57,10 +57,10 @@
 
 #include <omp.h>
 
-#include "common/mesh.hpp"
-#include "common/mesh_element.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
-#include "omp_target/mesh_data.hpp"
+#include "common/mesh/mesh_data.hpp"
 #include "omp_target/team_reduction.hpp"
 
 namespace ompref::mesh {
@@ -368,34 +368,34 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
 const Registration target_tuned_direct_registration{target_variant(
     "mesh", "target_tuned_direct",
     "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
-    target_tuned_direct, direct_data).for_kernel("direct")};
+    target_tuned_direct, direct_data).for_kernel("direct").follows("target_direct")};
 const Registration target_tuned_downward_registration{target_variant(
     "mesh", "target_tuned_downward",
     "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_downward, downward_data).for_kernel("downward")};
+    target_tuned_downward, downward_data).for_kernel("downward").follows("target_downward")};
 const Registration target_tuned_transverse_registration{target_variant(
     "mesh", "target_tuned_transverse",
     "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
-    target_tuned_transverse, transverse_data).for_kernel("transverse")};
+    target_tuned_transverse, transverse_data).for_kernel("transverse").follows("target_transverse")};
 const Registration target_tuned_ball_csr_registration{target_variant(
     "mesh", "target_tuned_ball_csr", "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
-    target_tuned_ball_csr, ball_csr_data).for_kernel("upward_csr")};
+    target_tuned_ball_csr, ball_csr_data).for_kernel("upward_csr").follows("target_ball_csr")};
 const Registration target_tuned_ball_binned_registration{target_variant(
     "mesh", "target_tuned_ball_binned",
     "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
-    target_tuned_ball_binned, ball_binned_data).for_kernel("upward_binned")};
+    target_tuned_ball_binned, ball_binned_data).for_kernel("upward_binned").follows("target_ball_binned")};
 const Registration target_tuned_lumped_atomic_registration{target_variant(
     "mesh", "target_tuned_lumped_atomic",
     "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic")};
+    target_tuned_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic").follows("target_lumped_atomic")};
 const Registration target_tuned_lumped_scatter_gather_registration{target_variant(
     "mesh", "target_tuned_lumped_scatter_gather",
     "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
-    target_tuned_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather")};
+    target_tuned_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather").follows("target_lumped_scatter_gather")};
 const Registration target_tuned_reduce_blocks_registration{target_variant(
     "mesh", "target_tuned_reduce_blocks",
     "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
-    target_tuned_reduce_blocks, reduce_blocks_data).for_kernel("reduce")};
+    target_tuned_reduce_blocks, reduce_blocks_data).for_kernel("reduce").follows("target_reduce_blocks")};
 
 }  // namespace
 }  // namespace ompref::mesh

@@ -6,11 +6,10 @@
 #include <cstddef>
 
 #include "common/registry.hpp"
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
+#include "common/stream/stream_data.hpp"
 
 namespace ompref::stream {
-
-DeviceData device_data(StreamInstance& s);  // src/omp_target/stream.cpp
 
 namespace {
 
@@ -50,7 +49,7 @@ const Registration target_basic_registration{
                    "BabelStream offloaded as `target teams distribute parallel for` (no `simd`), data resident on "
                    "the device",
                    target_basic, device_data)
-        .measuring_ceiling("triad")};
+        .measuring_ceiling("triad").follows("target_simd")};
 
 }  // namespace
 }  // namespace ompref::stream

@@ -1,7 +1,7 @@
-// The libMeshb reader and writer (common/meshb.hpp): what both formats share,
+// The libMeshb reader and writer (common/io/meshb.hpp): what both formats share,
 // the choice between them, and the files. The binary format is in
 // meshb_binary.cpp, the ASCII format in meshb_ascii.cpp.
-#include "common/meshb.hpp"
+#include "common/io/meshb.hpp"
 
 #include <cerrno>
 #include <cstdio>
@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "common/meshb_detail.hpp"
-#include "common/output_file.hpp"
+#include "common/io/meshb_detail.hpp"
+#include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::meshb {

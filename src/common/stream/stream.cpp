@@ -1,4 +1,4 @@
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
 
 #include <cmath>
 #include <limits>

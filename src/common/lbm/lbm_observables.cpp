@@ -10,7 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 
 namespace ompref::lbm {
 

@@ -1,6 +1,6 @@
 // gpp: decks, data, the references and validation, the bytes/flops model.
 // Compiled without offload flags: the long-double reference never meets a device pass.
-#include "common/gpp.hpp"
+#include "common/gpp/gpp.hpp"
 
 #include <algorithm>
 #include <charconv>
@@ -406,9 +406,6 @@ class GppWorkload final : public Workload {
   std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "small"; }
   std::string device_size() const override { return "medium"; }
-  std::vector<std::pair<std::string, std::vector<std::string>>> variant_options() const override {
-    return {{"--tuned-shape", {"target_tuned", "target_multi", "native_tuned"}}};
-  }
   void add_options(CLI::App& group) override {
     group.add_option("--deck", deck_, deck_help());
     group.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")

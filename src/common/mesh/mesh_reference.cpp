@@ -1,5 +1,5 @@
 // mesh: the host reference. An implementation of the arithmetic independent
-// of common/mesh_element.hpp (long double, rounded once), for validation: the
+// of common/mesh/mesh_element.hpp (long double, rounded once), for validation: the
 // kernels' inputs (volume, quality, centre per tet, the direct kernel's
 // velocities) and what each kernel must produce.
 #include <algorithm>
@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 
 namespace ompref::mesh {
 namespace {

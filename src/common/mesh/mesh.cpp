@@ -1,6 +1,6 @@
 // mesh: the instance (a mesh renumbered, its topology, its reference and the
 // kernels' arrays) and the workload (sizes, options, memory checks).
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 
 #include <algorithm>
 #include <array>

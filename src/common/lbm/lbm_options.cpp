@@ -15,7 +15,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::lbm {
@@ -56,16 +56,14 @@ struct ShapeRow {
   Shape Params::*member;
   std::int64_t max_cells;
   const char* help;
-  std::vector<std::string> variants;  // the variants that read it
 };
 constexpr std::int64_t team_threads = 1024;  // a team's threads (CUDA's block limit)
 constexpr int max_extent = 4096;
 const ShapeRow shape_table[] = {
-    {"--tile", &Params::tile, 0, "host_tiled: tile TXxTYxTZ", {"host_tiled"}},
-    {"--shape", &Params::shape, team_threads, "target_shaped: a team's tile TXxTYxTZ", {"target_shaped"}},
-    {"--block", &Params::block, 0, "target_many: cells per thread BXxBYxBZ", {"target_many"}},
-    {"--fused-shape", &Params::fused_shape, team_threads, "target_fused: a team's tile TXxTYxTZ",
-     {"target_fused", "native_fused"}},
+    {"--tile", &Params::tile, 0, "host_tiled: tile TXxTYxTZ"},
+    {"--shape", &Params::shape, team_threads, "target_shaped: a team's tile TXxTYxTZ"},
+    {"--block", &Params::block, 0, "target_many: cells per thread BXxBYxBZ"},
+    {"--fused-shape", &Params::fused_shape, team_threads, "target_fused: a team's tile TXxTYxTZ"},
 };
 
 // The JSON key of a shape option: "--fused-shape" -> "fused_shape".
@@ -257,11 +255,6 @@ class LbmWorkload final : public Workload {
     group.add_option("--out", out_, "lbm: directory for VTK output (with --vtk-every)");
     // --case paper sets the lattice: a --size beside it is refused, not overridden unseen.
     size_option_ = group.get_parent() != nullptr ? group.get_parent()->get_option_no_throw("--size") : nullptr;
-  }
-  std::vector<std::pair<std::string, std::vector<std::string>>> variant_options() const override {
-    std::vector<std::pair<std::string, std::vector<std::string>>> out;
-    for (const ShapeRow& row : shape_table) out.emplace_back(row.option, row.variants);
-    return out;
   }
   void check(const std::string& size, const MemoryLimits& limits) const override {
     const Params p = params_for(size);

@@ -21,7 +21,7 @@
 #include <vector>
 
 #include "common/aligned_array.hpp"
-#include "common/lbm_cell.hpp"
+#include "common/lbm/lbm_cell.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {

@@ -1,5 +1,5 @@
 // mesh: where a mesh comes from. The generated unit cube (Kuhn's split of each
-// hexahedron into 6 tetrahedra) and the libMeshb data read by common/meshb.hpp.
+// hexahedron into 6 tetrahedra) and the libMeshb data read by common/io/meshb.hpp.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -8,8 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "common/mesh.hpp"
-#include "common/mesh_element.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_element.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::mesh {

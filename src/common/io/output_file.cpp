@@ -1,4 +1,4 @@
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -2,7 +2,7 @@
 // bytes model and the mass. Options and checks are lbm_options.cpp, the
 // reference run and validation lbm_reference.cpp, the observables
 // lbm_observables.cpp.
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "common/meshb.hpp"
+#include "common/io/meshb.hpp"
 
 namespace ompref::meshb::detail {
 

@@ -10,8 +10,8 @@
 
 #include <fmt/format.h>
 
-#include "common/meshb.hpp"
-#include "common/meshb_detail.hpp"
+#include "common/io/meshb.hpp"
+#include "common/io/meshb_detail.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::meshb {

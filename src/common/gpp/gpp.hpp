@@ -14,7 +14,7 @@
 //   vcoul                ncouls;  e_n1kq  number_bands
 // 32-bit indices: decks whose arrays have 2^31 elements or more are refused.
 //
-// The per-term arithmetic is src/common/gpp_term.hpp; this header adds the
+// The per-term arithmetic is src/common/gpp/gpp_term.hpp; this header adds the
 // decks, the instance (data, reference, validation, model) and the options.
 #include <array>
 #include <cstddef>
@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "common/aligned_array.hpp"
-#include "common/gpp_term.hpp"
+#include "common/gpp/gpp_term.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {

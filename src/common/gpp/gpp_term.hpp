@@ -10,7 +10,7 @@
 // and target variant (src/omp_host/gpp*.cpp, src/omp_target/gpp*.cpp) calls
 // them, none copies them into its loop; so does the CUDA twin
 // (src/native_cuda/gpp.cu), for which OMPREF_HOST_DEVICE marks them.
-#include "common/complex.hpp"
+#include "common/gpp/complex.hpp"
 #include "common/host_device.hpp"
 
 namespace ompref::gpp {

@@ -9,7 +9,7 @@
 
 #include <omp.h>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 
 namespace ompref::lbm {
 

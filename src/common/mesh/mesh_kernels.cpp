@@ -13,7 +13,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 #include "common/validation.hpp"
 
 namespace ompref::mesh {

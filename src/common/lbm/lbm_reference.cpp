@@ -1,5 +1,5 @@
 // lbm's host reference run and the validation of every variant against it.
-// The reference is the cell arithmetic of common/lbm_cell.hpp in host_basic's
+// The reference is the cell arithmetic of common/lbm/lbm_cell.hpp in host_basic's
 // order, in a two-pass form with bounce-back at the push (fn_push_bounce: the
 // values are those of the three-pass form, a population pushed into a wall
 // landing, reversed, where update_boundary would put it). Independent of the
@@ -13,9 +13,9 @@
 #include <fmt/format.h>
 #include <omp.h>
 
-#include "common/lbm.hpp"
+#include "common/lbm/lbm.hpp"
 #include "common/validation.hpp"
-#include "common/vtk.hpp"
+#include "common/io/vtk.hpp"
 
 namespace ompref::lbm {
 

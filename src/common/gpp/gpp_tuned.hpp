@@ -6,8 +6,8 @@
 // target_tuned, target_multi (gpp_5_multi.cpp) and the CUDA twin native_tuned
 // (src/native_cuda/gpp.cu) call it; they differ in how threads are launched
 // and how their sums are reduced, not in what a thread computes.
-#include "common/complex.hpp"
-#include "common/gpp_term.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp_term.hpp"
 #include "common/host_device.hpp"
 
 namespace ompref::gpp {

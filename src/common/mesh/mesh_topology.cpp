@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 
 namespace ompref::mesh {
 namespace {

@@ -20,7 +20,7 @@ struct Image {
   std::vector<Field> fields;
 };
 
-// Writes `image` to `path` whole or not at all (common/output_file.hpp:
+// Writes `image` to `path` whole or not at all (common/io/output_file.hpp:
 // temporary file, sync, rename); throws UsageError when it cannot be written.
 void write_vti(const std::string& path, const Image& image);
 // Writes a .pvd collection: (time, file name relative to the .pvd) per frame,

@@ -7,7 +7,7 @@
 #include <numeric>
 #include <random>
 
-#include "common/mesh.hpp"
+#include "common/mesh/mesh.hpp"
 
 namespace ompref::mesh {
 

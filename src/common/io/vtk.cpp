@@ -1,4 +1,4 @@
-#include "common/vtk.hpp"
+#include "common/io/vtk.hpp"
 
 #include <cstring>
 #include <fstream>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "common/output_file.hpp"
+#include "common/io/output_file.hpp"
 
 namespace ompref::vtk {
 

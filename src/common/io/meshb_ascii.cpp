@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "common/meshb.hpp"
-#include "common/meshb_detail.hpp"
+#include "common/io/meshb.hpp"
+#include "common/io/meshb_detail.hpp"
 
 namespace ompref::meshb {
 namespace detail {

@@ -26,8 +26,8 @@
 #include <utility>
 #include <vector>
 
-#include "common/mesh_element.hpp"
-#include "common/meshb.hpp"
+#include "common/mesh/mesh_element.hpp"
+#include "common/io/meshb.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::mesh {

@@ -1,0 +1,108 @@
+#pragma once
+// A variant: one way of running a workload (host_*, target_*, native_*), with
+// what it teaches, its run function and its device data, and the facts the
+// runner, the tests, the scripts and the docs read from its registration.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/device_data.hpp"
+#include "common/run_context.hpp"
+#include "common/workload.hpp"
+
+namespace ompref {
+
+struct Variant {
+  std::string workload;
+  std::string name;
+  Kind kind = Kind::host;
+  std::string sentence;           // what the variant teaches, one sentence
+  RunFunction run;                // one repetition
+  RunFunction enter_data;         // target: allocate and copy to the device(s), before timing
+  RunFunction exit_data;          // target: copy results back and release, after timing
+  std::string kernel;             // the kernel it runs, for workloads of several kernels (empty: the workload's one)
+  std::string ceiling_phase;      // non-empty: this phase's best rate is a bandwidth ceiling of its place
+  // MPI ranks (docs/mpi.md): false, every rank runs the whole instance (its own
+  // copy: the figure of merit adds up); true, the ranks share one instance's
+  // work (a decomposed variant, src/mpi/): the slowest rank's time is the run's.
+  bool splits_across_ranks = false;
+  // The lesson graph, declared here once and read by `ompref list --json`, the
+  // mirror check, the report's step charts and the tests:
+  std::string file;               // its source file, from src/ (set by the registration's call site)
+  std::string step_of;            // the variant whose file this one's diff is against (empty: none)
+  std::string mirrors;            // the pair: the variant of the other place it mirrors line for line
+  std::vector<std::string> options;  // the workload options that change what it runs (beyond the size)
+
+  // At registration: host_variant(...).for_kernel("direct"), .measuring_ceiling("triad").
+  Variant& for_kernel(std::string tag) {
+    kernel = std::move(tag);
+    return *this;
+  }
+  Variant& measuring_ceiling(std::string phase) {
+    ceiling_phase = std::move(phase);
+    return *this;
+  }
+  Variant& follows(std::string predecessor) {
+    step_of = std::move(predecessor);
+    return *this;
+  }
+  Variant& mirror_of(std::string other) {
+    mirrors = std::move(other);
+    return *this;
+  }
+  Variant& reading(std::vector<std::string> option_names) {
+    options = std::move(option_names);
+    return *this;
+  }
+  Variant& split_across_ranks() {
+    splits_across_ranks = true;
+    return *this;
+  }
+};
+
+// A source file's path from the repository's src/ folder ("src/omp_target/gpp.cpp"),
+// whatever path the compiler was given.
+inline std::string source_path(const char* file) {
+  const std::string f = file ? file : "";
+  const auto at = f.rfind("src/");
+  return at == std::string::npos ? f : f.substr(at);
+}
+
+// Typed glue: variant functions take their workload's instance type.
+template <class I>
+RunFunction typed(void (*fn)(I&, RunContext&)) {
+  if (fn == nullptr) return {};
+  return [fn](Instance& instance, RunContext& context) { fn(static_cast<I&>(instance), context); };
+}
+
+template <class I>
+Variant host_variant(std::string workload, std::string name, std::string sentence,
+                     void (*run)(I&, RunContext&), const char* file = __builtin_FILE()) {
+  Variant v;
+  v.file = source_path(file);
+  v.workload = std::move(workload);
+  v.name = std::move(name);
+  v.kind = Kind::host;
+  v.sentence = std::move(sentence);
+  v.run = typed(run);
+  return v;
+}
+
+// A target variant whose device data is one declaration beside the kernel
+// (common/device_data.hpp): the runner enters it before timing, exits after.
+template <class I>
+Variant target_variant(std::string workload, std::string name, std::string sentence,
+                       void (*run)(I&, RunContext&), DeviceData (*data)(I&),
+                       const char* file = __builtin_FILE()) {
+  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run, file);
+  v.kind = Kind::target;
+  v.enter_data = [data](Instance& instance, RunContext& context) {
+    data(static_cast<I&>(instance)).enter(context.device);
+  };
+  v.exit_data = [data](Instance& instance, RunContext& context) {
+    data(static_cast<I&>(instance)).exit(context.device);
+  };
+  return v;
+}
+
+}  // namespace ompref
