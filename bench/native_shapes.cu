@@ -5,7 +5,7 @@
 // and the dot's blocks per multiprocessor, at n = 2^25 and 2^28. Each figure
 // is the best of 40 launches after 5 warm-ups, timed by the host clock.
 //   nvcc -O3 -arch=sm_90 bench/native_shapes.cu -o /tmp/shapes && /tmp/shapes blocking && /tmp/shapes
-// (results/h200/2026-11-23-native/launch-shapes.txt)
+// (results/h200/native/launch-shapes-cuda/launch-shapes.txt)
 #include <cstdio>
 #include <cstdlib>
 #include <chrono>

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The runs behind results/h200/<date>-<set>/: one set per device call. Run on
+# The runs behind results/h200/h200-runs/ (a folder per set, its README naming
+# the set): one set per device call. Run on
 # the GPU machine from the checkout root, with .gpu/ and build-gpu/ompref carried
 # (README "On an NVIDIA GPU"); writes into $OUT (or ./h200-out). The CUDA
 # ceilings are measured inside every run by the `gpu` build's CUDA probes (the

@@ -217,7 +217,7 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCompare{"not_json", "@A @NOTJSON", "not JSON"},
                       BadCompare{"other_json", "@OTHER @A", "not a result file of `ompref run --json`"},
                       BadCompare{"committed_launch_cost",
-                                 "@A @SRC/results/h200/2026-11-22-s7/call2/launch-cost-openmp.json", "microseconds"},
+                                 "@A @SRC/tests/data/launch-cost-openmp.json", "microseconds"},
                       BadCompare{"run_lacks_fields", "@A @PARTIAL", "run 1 lacks \"variant\""},
                       BadCompare{"negative_threshold", "@A @B --threshold -5", "--threshold"},
                       BadCompare{"threshold_not_a_number", "@A @B --threshold abc", "--threshold"}),

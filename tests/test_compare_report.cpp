@@ -16,9 +16,10 @@ namespace {
 using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
 
-const std::string results = std::string(OMPREF_SOURCE_DIR) + "/results/h200/";
-const std::string gpp_call1 = results + "2026-11-22-s7/call1/gpp-paper.json";
-const std::string gpp_call3 = results + "2026-11-22-s7/call3/gpp-paper.json";
+// Fixtures: two gpp paper runs of one H200 and other files of tests/data/ (tests/data/README.md).
+const std::string data = std::string(OMPREF_SOURCE_DIR) + "/tests/data/";
+const std::string gpp_1 = data + "gpp-paper-h200-1.json";
+const std::string gpp_2 = data + "gpp-paper-h200-2.json";
 
 std::string temp_dir(const char* name) {
   std::string tmpl = ::testing::TempDir() + name + "_XXXXXX";
@@ -33,17 +34,17 @@ void expect_one_line_exit_two(const ompref::testing::CommandResult& r, const std
 
 TEST(Report, RefusesFilesNotFromRun) {
   const std::string out = temp_dir("ompref_report_refuse");
-  expect_one_line_exit_two(run_ompref("report " + results + "2026-11-22-s7/call2/launch-cost-cuda.json --out " + out),
+  expect_one_line_exit_two(run_ompref("report " + data + "launch-cost-cuda.json --out " + out),
                            "not a result file of `ompref run --json`");
-  expect_one_line_exit_two(run_ompref("report " + results + "ceilings.txt --out " + out), "not JSON");
+  expect_one_line_exit_two(run_ompref("report " + data + "ceilings.txt --out " + out), "not JSON");
   expect_one_line_exit_two(run_ompref("report --out " + out), "at least one result file");
-  expect_one_line_exit_two(run_ompref("report " + gpp_call1), "--out");
-  expect_one_line_exit_two(run_ompref("report " + gpp_call1 + " --out " + gpp_call3), "not a directory");
+  expect_one_line_exit_two(run_ompref("report " + gpp_1), "--out");
+  expect_one_line_exit_two(run_ompref("report " + gpp_1 + " --out " + gpp_2), "not a directory");
 }
 
 TEST(Report, NoPythonNamesThePackages) {
   const std::string out = temp_dir("ompref_report_nopython");
-  expect_one_line_exit_two(run_ompref("report " + gpp_call1 + " --out " + out, "OMPREF_PYTHON=/nonexistent/python3"),
+  expect_one_line_exit_two(run_ompref("report " + gpp_1 + " --out " + out, "OMPREF_PYTHON=/nonexistent/python3"),
                            "python3-matplotlib");
 }
 
@@ -53,10 +54,10 @@ TEST(Report, NoMatplotlibNamesThePackage) {
   std::filesystem::create_directory(fake + "/matplotlib");
   std::ofstream(fake + "/matplotlib/__init__.py") << "raise ImportError('not installed')\n";
   const std::string out = temp_dir("ompref_report_nompl");
-  const auto r = run_ompref("report " + gpp_call1 + " --out " + out, "PYTHONPATH=" + fake);
+  const auto r = run_ompref("report " + gpp_1 + " --out " + out, "PYTHONPATH=" + fake);
   expect_one_line_exit_two(r, "python3-matplotlib");
   // report.py on its own says the same.
-  const std::string cmd = "PYTHONPATH=" + fake + " python3 " + OMPREF_SOURCE_DIR + "/scripts/report.py " + gpp_call1 +
+  const std::string cmd = "PYTHONPATH=" + fake + " python3 " + OMPREF_SOURCE_DIR + "/scripts/report.py " + gpp_1 +
                           " --out " + out + " 2>&1; echo \"exit $?\"";
   std::FILE* pipe = popen(cmd.c_str(), "r");
   ASSERT_NE(pipe, nullptr);
@@ -70,7 +71,7 @@ TEST(Report, NoMatplotlibNamesThePackage) {
 
 TEST(Report, TwoFilesGivePageChartsAndComparison) {
   const std::string out = temp_dir("ompref_report_two");
-  const auto r = run_ompref("report " + gpp_call1 + " " + gpp_call3 + " --out " + out);
+  const auto r = run_ompref("report " + gpp_1 + " " + gpp_2 + " --out " + out);
   if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
     GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
@@ -78,7 +79,7 @@ TEST(Report, TwoFilesGivePageChartsAndComparison) {
   std::stringstream page;
   page << in.rdbuf();
   const std::string md = page.str();
-  for (const char* part : {"# ompref report", "| [1] | `call1/gpp-paper.json`", "| [2] | `call3/gpp-paper.json`",
+  for (const char* part : {"# ompref report", "| [1] | `gpp-paper-h200-1.json`", "| [2] | `gpp-paper-h200-2.json`",
                            "### gpp, size paper", "## Comparison", "| target_tuned | paper | device 0 |",
                            "## What the charts show", "Roofline"})
     EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
