@@ -447,8 +447,8 @@ std::string target_place_of(const ResultFile& file) {
   bool device = false, host = false;
   for (const ResultRun& r : file.runs)
     if (r.place != "host") (r.ran_on.rfind("host", 0) == 0 ? host : device) = true;
-  if (device && !host) return "its target variants ran on a device: --size auto gives device sizes";
-  if (host && !device) return "its target variants ran on the host: --size auto gives host sizes";
+  if (device && !host) return "its target variants ran on a device";
+  if (host && !device) return "its target variants ran on the host";
   return "";
 }
 
@@ -459,8 +459,9 @@ std::string with_place(const ResultFile& file) {
 
 std::string same_size_advice() {
   const std::string size = size_every_workload_has();
-  return size.empty() ? std::string("pass the same --size to both runs")
-                      : fmt::format("pass the same --size to both runs (e.g. ompref run all --size {})", size);
+  const std::string why = "--size auto picks device sizes where target variants run on a device, host sizes elsewhere";
+  return size.empty() ? fmt::format("{}: pass the same --size to both runs", why)
+                      : fmt::format("{}: pass the same --size to both runs (e.g. ompref run all --size {})", why, size);
 }
 
 }  // namespace
@@ -705,7 +706,7 @@ std::string matching_notes(const std::vector<ResultFile>& files, const std::vect
     if (comparable > 0 && other_size > 0)
       out += fmt::format(
           "sizes differ: [1] ran {}, [{}] ran {}; runs of another size are compared by rate where the figure of merit "
-          "normalises the size; to compare times, {}\n",
+          "normalises the size; {}\n",
           with_place(files[0]), k + 1, with_place(files[k]), same_size_advice());
     if (comparable > 0) continue;
     std::string reason, advice;
