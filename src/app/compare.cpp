@@ -157,7 +157,8 @@ std::string size_every_workload_has() {
   std::vector<std::pair<int, std::string>> order;
   for (const auto& [size, n] : votes) order.push_back({-n, size});
   std::sort(order.begin(), order.end());
-  for (const auto& [n, size] : order) {
+  for (const auto& vote : order) {
+    const std::string& size = vote.second;
     const bool everywhere = std::all_of(workloads.begin(), workloads.end(), [&](const Workload* w) {
       const std::vector<std::string> sizes = w->sizes();
       return std::find(sizes.begin(), sizes.end(), size) != sizes.end();
