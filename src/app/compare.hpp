@@ -1,7 +1,8 @@
 #pragma once
 // `ompref compare` and `ompref report`: the result files of `ompref run --json`
 // (DESIGN.md's schema) read back. compare prints the median times of several
-// files side by side with the speedup of each against the first; report hands
+// files side by side with the speedup of each against the first (by time for
+// the same work, by figure of merit for work of another size); report hands
 // the files to scripts/report.py for a Markdown page and plots.
 #include <optional>
 #include <string>
@@ -23,6 +24,9 @@ struct ResultRun {
   nlohmann::json params;
   double median_s = 0;
   bool valid = true;
+  double min_s = 0, max_s = 0;  // the fastest and slowest timed repetitions
+  std::string fom_name;         // the figure of merit per unit of work ("GB/s", "MLUPS", ...); empty: none
+  double fom_value = 0;
 };
 
 struct ResultFile {
@@ -35,7 +39,9 @@ struct ResultFile {
 // text that is not JSON, JSON of another program) is a UsageError naming the file.
 ResultFile load_result_file(const std::string& path);
 
-// One run (workload, variant, size, place) across the files; null where a file lacks it.
+// One run (workload, variant, place) across the files; null where a file lacks it.
+// Runs of the same size match first; a run left without a partner then matches
+// the same workload, variant and place at another size (size: "small/medium").
 struct Row {
   std::string workload, variant, size, place;
   std::vector<const ResultRun*> in_file;
@@ -44,39 +50,83 @@ struct Row {
 // The rows in the order they first appear (files in order, runs in file order).
 std::vector<Row> match_runs(const std::vector<ResultFile>& files);
 
-// time in the first file / time in file `k`: above 1, file k is faster.
+// How a run of file k is set against the same run of the first file:
+// by time where the two did the same work (same size, same params), by the
+// figure of merit per unit of work where they differ only in what that figure
+// normalises (compare.cpp's rate_rules), and not at all otherwise.
+enum class Basis { missing, time, rate, not_comparable };
+struct Comparison {
+  Basis basis = Basis::missing;
+  std::optional<double> speedup;  // above 1: the other run is faster; only for time and rate
+  std::string why;                // rate: what differs; not_comparable: "<param> differs", ...
+};
+Comparison compare_runs(const ResultRun* first, const ResultRun* other);
+Comparison compare_in_row(const Row& row, std::size_t k);
+
+// compare_in_row(row, k).speedup: median time in the first file / in file k, or
+// file k's figure of merit / the first file's; above 1, file k is faster.
 std::optional<double> speedup(const Row& row, std::size_t k);
 
 // The geometric mean of ratios: the summary of speedups that does not depend on
 // which file is the reference (Fleming and Wallace, CACM 1986).
 std::optional<double> geometric_mean(const std::vector<double>& ratios);
 
-// Per file k: the geometric mean of the speedups of `workload`'s rows present and
-// valid in both the first file and file k, and how many there were.
+// Per file k: the geometric mean of the speedups of `workload`'s rows comparable
+// and valid in both the first file and file k, how many there were, and how
+// many of those were compared by rate.
 struct Geomean {
   std::optional<double> value;
   int runs = 0;
+  int by_rate = 0;
 };
 std::vector<Geomean> workload_geomeans(const std::vector<Row>& rows, const std::string& workload, std::size_t files);
 
-// The runs of files 2..N slower than in the first file by more than `percent`.
+// A run's spread in percent: how far its median sits above its fastest
+// repetition, (median - min) / min. 0 for one repetition.
+double spread_percent(const ResultRun& run);
+
+// --threshold: "P" (every place), "host=P,device=P", or both ("P,device=Q":
+// Q on devices, P on the host). A place without a threshold is not gated.
+struct Thresholds {
+  std::optional<double> host, device;
+};
+// Bad text (empty, an empty item, a negative or non-finite number, an unknown
+// place, a place twice) is a UsageError naming --threshold.
+Thresholds parse_thresholds(const std::string& text);
+// "device 5%, host 25%" or "5%" where both are the same.
+std::string describe(const Thresholds& t);
+
+// The runs of files 2..N slower than in the first file by more than their
+// place's threshold: the place is "host" where either run ran on the host
+// (a host variant, or a target run that fell back), else "device". beyond_noise:
+// also slower than the larger spread of the two runs; only those fail the gate.
 struct Slower {
   const Row* row;
   std::size_t file;
-  double percent;
+  double percent;       // (1 / speedup - 1) * 100
+  double noise_percent;  // the larger spread_percent of the two runs
+  double threshold;     // the place's threshold
+  bool by_rate;
+  bool beyond_noise;
 };
-std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t files, double percent);
+std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t files, const Thresholds& t);
+
+// Lines that explain what compare did not match: a file whose runs were made
+// at other sizes than the first file's, and a file with no run comparable to
+// the first file (why, and what to pass). Empty when there is nothing to say.
+std::string matching_notes(const std::vector<ResultFile>& files, const std::vector<Row>& rows);
 
 // The whole printout of `ompref compare`.
 std::string format_comparison(const std::vector<ResultFile>& files, const std::vector<Row>& rows,
-                              std::optional<double> threshold_percent);
+                              const std::optional<Thresholds>& thresholds);
 
 struct CompareArgs {
   std::vector<std::string> files;
-  double threshold = -1;  // percent; below 0: no --threshold
+  std::optional<std::string> threshold;  // --threshold's text, as given
 };
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args);
-// 0, or 1 when --threshold finds a run slower than in the first file.
+// 0, or 1 when --threshold finds a run slower than in the first file beyond
+// its threshold and its spread.
 int run_compare(const CompareArgs& args);
 
 struct ReportArgs {
