@@ -86,7 +86,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [nk nb ng], each in 1..1048576, nk*nb and ng*nk at most 2^30\n", argv[0]);
     return 2;
   }
-  // Inputs from a fixed seed. wt has an imaginary part in [0.5, 1): no denominator is zero.
+  // Inputs from a fixed pseudo-random sequence. wt has an imaginary part in [0.5, 1): no denominator is zero.
   std::mt19937_64 gen(12345);
   std::uniform_real_distribution<double> u(0.0, 1.0);
   std::vector<Complex> va(std::size_t(nk) * nb), veps(std::size_t(ng) * nk), vwt(std::size_t(ng) * nk);
