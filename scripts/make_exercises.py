@@ -1,0 +1,282 @@
+#!/usr/bin/env python3
+"""Writes the exercises (exercises/<name>.cpp) from their solutions.
+
+Each exercise is one step's source file from src/omp_target/ with the lesson's
+directives (or the lesson's kernel) cut out and a `TODO` where they go. The cuts
+are exact text replacements: when a solution changes so that a cut no longer
+matches, this script fails and names it, and `--check` (a CTest test) fails
+when a committed exercise differs from what the solutions give now.
+
+    make_exercises.py SOURCE_DIR            rewrite exercises/*.cpp
+    make_exercises.py SOURCE_DIR --check    exit 1 (with a diff) when one is stale
+    make_exercises.py SOURCE_DIR --list     one line per exercise: name solution workload variant
+"""
+import argparse
+import difflib
+import sys
+from pathlib import Path
+
+# name -> (solution file, workload, variant, what to do, [(text in the solution, text in the exercise)])
+EXERCISES = {
+    "stream": (
+        "src/omp_target/stream.cpp", "stream", "target_simd",
+        "Offload the five loops of target_simd: each a `target teams distribute parallel for simd` on device(dev) "
+        "that finds its arrays present (`map(alloc: ...)`); the dot also needs its sum mapped back and reduced.",
+        [
+            ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], c[0:n])\n"
+             "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];",
+             "  // TODO(1): offload the copy: the combined construct, device(dev), a and c present\n"
+             "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];"),
+            ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : b[0:n], c[0:n])\n"
+             "  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];",
+             "  // TODO(2): offload the mul\n"
+             "  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];"),
+            ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])\n"
+             "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];",
+             "  // TODO(3): offload the add\n"
+             "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];"),
+            ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])\n"
+             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];",
+             "  // TODO(4): offload the triad\n"
+             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];"),
+            ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n]) \\\n"
+             "    map(tofrom : sum) reduction(+ : sum)\n",
+             "  // TODO(5): offload the dot: a scalar in a target region is firstprivate unless mapped,\n"
+             "  // and the threads' partial sums must be combined\n"),
+        ]),
+    "gpp_2_udr": (
+        "src/omp_target/gpp_2_udr.cpp", "gpp", "target_udr",
+        "Reduce the Complex3 `acc` over all threads with the user-defined reduction `c3sum` "
+        "(declared in src/common/complex.hpp): one clause on the kernel's directive.",
+        [
+            ("  Complex3 acc = complex3_zero();\n",
+             "  Complex3 acc = complex3_zero();\n"
+             "  // TODO: every thread adds into acc: give the directive the reduction that combines Complex3\n"
+             "  // partial sums (`declare reduction(c3sum ...)` in common/complex.hpp)\n"),
+            ("e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \\\n"
+             "    reduction(c3sum : acc)\n",
+             "e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])\n"),
+        ]),
+    "gpp_3_hoisted": (
+        "src/omp_target/gpp_3_hoisted.cpp", "gpp", "target_hoisted",
+        "Write the first kernel: fill the device array fac[k * nb + n1] with factor_of(...) for every (k, n1), "
+        "on the device, before the main kernel reads it (fac is already in the device data).",
+        [
+            ("#pragma omp target teams distribute parallel for collapse(2) device(dev)                                   \\\n"
+             "    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \\\n"
+             "                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1], fac[0:ngpown * nb])\n"
+             "  for (int k = 0; k < ngpown; ++k) {\n"
+             "    for (int n1 = 0; n1 < nb; ++n1) {\n"
+             "      const int igp = indinv[inv_igp_index[k]];\n"
+             "      fac[k * nb + n1] = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);\n"
+             "    }\n"
+             "  }\n",
+             "  // TODO: a first kernel over (k, n1) that stores factor(k, n1) in fac[k * nb + n1] on the device:\n"
+             "  // igp = indinv[inv_igp_index[k]], factor_of(aqsm[igp][n1], aqsn[igp][n1], vcoul[igp], wtilde[igp][k])\n"
+             "  // (as target_udr computed it inside its ig loop). fac comes to the device NaN.\n"),
+        ]),
+    "lbm_fused": (
+        "src/omp_target/lbm_fused.cpp", "lbm", "target_fused",
+        "Write calculate_fn's fused kernel: for every fluid cell, force, collision, push and bounce-back in one "
+        "pass (neighbour_indices, then fn_push_bounce of src/common/lbm_cell.hpp), launched as calculate_phi is.",
+        [
+            ("#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) \\\n"
+             "    thread_limit(t.limit) dist_schedule(static, t.span) schedule(static, t.chunk) \\\n"
+             "    map(alloc : f[0:Q * stride], out[0:Q * stride], solid[0:stride], psi[0:stride])\n"
+             "  for (long it = 0; it < total; ++it) {\n"
+             "    int x, y, z;\n"
+             "    if (!tile_cell(t, g, it, x, y, z)) continue;\n"
+             "    const long k = x + long(g.nx) * (y + long(g.ny) * z);\n"
+             "    if (solid[k]) continue;\n"
+             "    int nb[Q];\n"
+             "    neighbour_indices(g, x, y, z, nb);\n"
+             "    fn_push_bounce(c, f, out, stride, solid, psi, k, nb);\n"
+             "  }\n",
+             "  // TODO(1): the directive: launched as calculate_phi's kernel, with out[] among the present arrays\n"
+             "  for (long it = 0; it < total; ++it) {\n"
+             "    int x, y, z;\n"
+             "    if (!tile_cell(t, g, it, x, y, z)) continue;\n"
+             "    const long k = x + long(g.nx) * (y + long(g.ny) * z);\n"
+             "    if (solid[k]) continue;\n"
+             "    // TODO(2): force, collision, push and bounce-back of fluid cell k from f into out, in one pass:\n"
+             "    // its Q neighbours' indices (neighbour_indices), then fn_push_bounce (common/lbm_cell.hpp)\n"
+             "  }\n"),
+        ]),
+    "mesh_atomic": (
+        "src/omp_target/mesh.cpp", "mesh", "target_lumped_atomic",
+        "In target_lumped_atomic, tets that share a vertex add to the same lumped[v] at once: make each "
+        "addition indivisible.",
+        [
+            ("    for (int k = 0; k < 4; ++k) {\n"
+             "#pragma omp atomic update\n"
+             "      lumped[e[k]] += quarter;\n",
+             "    for (int k = 0; k < 4; ++k) {\n"
+             "      // TODO: other threads add to the same vertex at the same time\n"
+             "      lumped[e[k]] += quarter;\n"),
+        ]),
+    "mesh_reduce_blocks": (
+        "src/omp_target/mesh.cpp", "mesh", "target_reduce_blocks",
+        "In target_reduce_blocks, each team's threads reduce one block: give the inner `parallel for` its "
+        "reductions (+, min, max and the user-defined minloc), then bring the partials back to the host before "
+        "combine_blocks reads them.",
+        [
+            ("#pragma omp parallel for schedule(static, 1) reduction(+ : vsum, qsum) reduction(min : vmin) \\\n"
+             "    reduction(max : vmax, qmax) reduction(minloc : qmin)\n",
+             "    // TODO(1): the team's threads all update vsum, vmin, vmax, qsum, qmax and qmin (minloc)\n"
+             "#pragma omp parallel for schedule(static, 1)\n"),
+            ("#pragma omp target update device(dev) from(part[0:6 * nb], part_index[0:nb])\n",
+             "  // TODO(2): the partials were written on the device; the host reads them next\n"),
+        ]),
+    "mesh_gather": (
+        "src/omp_target/mesh.cpp", "mesh", "target_lumped_scatter_gather",
+        "In target_lumped_scatter_gather, offload the gather: each vertex sums its ball's corner temporaries, "
+        "which the scatter kernel left on the device.",
+        [
+            ("#pragma omp target teams distribute parallel for device(dev) \\\n"
+             "    map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])\n"
+             "  for (std::int64_t v = 0; v < nv; ++v) {\n"
+             "    double s = 0;\n"
+             "    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];\n",
+             "  // TODO: the gather runs where tmp was written: offload it (tmp, offset, corner and lumped are present)\n"
+             "  for (std::int64_t v = 0; v < nv; ++v) {\n"
+             "    double s = 0;\n"
+             "    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];\n"),
+        ]),
+}
+
+# What catches each exercise left unsolved: name -> (host run: size and expected
+# verdict, or None where the host cannot tell reliably; the host fallback;
+# a GPU under OMP_TARGET_OFFLOAD=MANDATORY; the race detector). The host
+# verdicts are tested (exercises/CMakeLists.txt reads them from the header).
+CATCHES = {
+    "stream": (
+        ("tiny", "PASS"),
+        "not caught: the loops run serially on the host and compute the right answer in host memory, which on "
+        "the host fallback is the device's",
+        "validation FAIL: the loops compute in host memory, then the runner's `target exit data map(from:)` copies "
+        "back the device arrays, which no kernel wrote; MANDATORY alone does not object (there is no target region "
+        "left to refuse)",
+        "nothing to find (no parallel loop left)"),
+    "gpp_2_udr": (
+        ("small", "FAIL"),
+        "validation FAIL at `--size small`: the threads add into one mapped `acc` at once and lose updates (8 runs "
+        "of 8 on two threads; at `tiny` one run in 6 passed)",
+        "validation FAIL (hundreds of thousands of threads on one `acc`)",
+        "reports the race on `acc`"),
+    "gpp_3_hoisted": (
+        ("tiny", "FAIL"),
+        "validation FAIL: `fac` is NaN-poisoned before every run and nothing writes it",
+        "validation FAIL, the same way",
+        "nothing to find"),
+    "lbm_fused": (
+        ("tiny", "FAIL"),
+        "validation FAIL: the next lattice is NaN-poisoned and nothing writes it",
+        "validation FAIL, the same way",
+        "nothing to find"),
+    "mesh_atomic": (
+        None,
+        "seldom: on two threads, tets that share a vertex rarely run at once (PASS at `tiny` and `small` here)",
+        "validation FAIL expected (many threads add to one vertex at once)",
+        "reports the race on `lumped`"),
+    "mesh_reduce_blocks": (
+        None,
+        "seldom: each block's loop is short, so its threads rarely overlap (PASS at `tiny` and `small` here), "
+        "and the missing `target update` is invisible where host and device memory are one",
+        "validation FAIL: the host combines partials the device wrote but never sent back",
+        "reports the race on the block's sums"),
+    "mesh_gather": (
+        ("tiny", "PASS"),
+        "not caught: the gather runs serially on the host, and on the host fallback the scatter's `tmp` is there",
+        "validation FAIL: the host loop reads the host's `tmp` (NaN-poisoned: the scatter wrote the device copy), "
+        "and the runner copies back the device's `lumped`, which nothing wrote",
+        "nothing to find"),
+}
+
+HEADER = """\
+// EXERCISE {name}: {solution} with the lesson cut out; `TODO` marks where it goes.
+// solution: {solution}
+// checked by: ompref run {workload} --variant {variant}
+// unsolved on the host: {host}
+// What to do, the command that checks it and what a correct answer shows: exercises/README.md.
+// Generated by scripts/make_exercises.py from the solution: edit that script, not this file.
+"""
+
+
+def render(source_dir, name):
+    solution, workload, variant, _, cuts = EXERCISES[name]
+    text = (source_dir / solution).read_text()
+    for old, new in cuts:
+        count = text.count(old)
+        if count != 1:
+            raise SystemExit(f"make_exercises.py: {name}: a cut matches {count} times in {solution} "
+                             f"(it must match once): {old.splitlines()[0]!r}")
+        text = text.replace(old, new)
+    host = CATCHES[name][0]
+    host = f"{host[1]} at --size {host[0]}" if host else "not tested (a race seldom seen on two threads)"
+    return HEADER.format(name=name, solution=solution, workload=workload, variant=variant, host=host) + text
+
+
+README = "exercises/README.md"
+BEGIN, END = "<!-- exercises: begin -->", "<!-- exercises: end -->"
+
+
+def readme_block():
+    """The per-exercise part of exercises/README.md."""
+    out = [BEGIN + "\n", "<!-- written by scripts/make_exercises.py from its tables: edit them there -->\n"]
+    for name, (solution, workload, variant, task, _) in EXERCISES.items():
+        host_test, host, gpu, race = CATCHES[name]
+        out.append(f"\n### `{name}`: {solution}\n\n{task}\n\n")
+        out.append(f"- see the lesson: `diff {solution} exercises/{name}.cpp`\n")
+        out.append(f"- check it: `ompref run {workload} --variant {variant}` on a build with "
+                   f"`-DOMPREF_EXERCISE={name}` (on the host: `build-host/exercises/ompref_exercise_{name} run "
+                   f"{workload} --variant {variant}`)\n")
+        out.append(f"- left unsolved, on the host fallback: {host}\n")
+        out.append(f"- on a GPU (`OMP_TARGET_OFFLOAD=MANDATORY`): {gpu}\n")
+        out.append(f"- under the race detector: {race}\n")
+    out.append("\n" + END)
+    return "".join(out)
+
+
+def render_readme(source_dir):
+    text = (source_dir / README).read_text()
+    if text.count(BEGIN) != 1 or text.count(END) != 1:
+        raise SystemExit(f"make_exercises.py: {README} needs one '{BEGIN}' and one '{END}' line")
+    head, rest = text.split(BEGIN)
+    _, tail = rest.split(END)
+    return head + readme_block() + tail
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("source_dir", type=Path)
+    parser.add_argument("--check", action="store_true", help="fail when a committed exercise is stale")
+    parser.add_argument("--list", action="store_true", help="print name, solution, workload, variant")
+    args = parser.parse_args()
+    if not (args.source_dir / "src/omp_target").is_dir():
+        print(f"make_exercises.py: {args.source_dir} is not the source tree", file=sys.stderr)
+        return 2
+    if args.list:
+        for name, (solution, workload, variant, _, _) in EXERCISES.items():
+            print(name, solution, workload, variant)
+        return 0
+    stale = 0
+    outputs = [(args.source_dir / "exercises" / f"{name}.cpp", render(args.source_dir, name)) for name in EXERCISES]
+    outputs.append((args.source_dir / README, render_readme(args.source_dir)))
+    for path, want in outputs:
+        if args.check:
+            have = path.read_text() if path.exists() else ""
+            if have != want:
+                stale += 1
+                sys.stdout.writelines(difflib.unified_diff(have.splitlines(True), want.splitlines(True),
+                                                           str(path), "regenerated"))
+        else:
+            path.write_text(want)
+    if stale:
+        print(f"make_exercises.py: {stale} exercise(s) differ from their solutions' cuts: "
+              "run scripts/make_exercises.py . and commit", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
