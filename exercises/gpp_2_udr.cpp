@@ -7,16 +7,15 @@
 // gpp on the device, step 2: one user-defined reduction. What it changes from
 // target_basic (`diff src/omp_target/gpp_1_basic.cpp src/omp_target/gpp_2_udr.cpp`):
 // the six real scalars become one Complex3 with `reduction(c3sum : acc)`, the
-// `declare reduction` over the three-complex struct of src/common/complex.hpp.
+// `declare reduction` over the three-complex struct of src/common/gpp/complex.hpp.
 // The same loop; what the reduction over a 48-byte struct costs is measured
 // in docs/gpp.md.
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
 
@@ -57,7 +56,7 @@ void target_udr(GppInstance& s, RunContext& ctx) {
 const Registration target_udr_registration{target_variant(
     "gpp", "target_udr",
     "the same with one `declare reduction` over a trivially-copyable struct of three complex numbers",
-    target_udr, device_data)};
+    target_udr, device_data).follows("target_basic")};
 
 }  // namespace
 }  // namespace ompref::gpp

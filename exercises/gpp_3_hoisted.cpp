@@ -10,13 +10,12 @@
 // factor(k, n1) depends on neither ig nor iw, so a first kernel stores it in a
 // device array [k][n1] (contiguous for neighbouring threads) and the main
 // kernel reads it once per thread; the array joins the device data.
-#include "common/complex.hpp"
-#include "common/gpp.hpp"
+#include "common/gpp/complex.hpp"
+#include "common/gpp/gpp.hpp"
+#include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::gpp {
-
-DeviceData device_data(GppInstance& s);  // src/omp_target/gpp.cpp
 
 namespace {
 
@@ -60,7 +59,7 @@ void target_hoisted(GppInstance& s, RunContext& ctx) {
 const Registration target_hoisted_registration{target_variant(
     "gpp", "target_hoisted",
     "factor(k, n1) computed by a first kernel into a device array, then read by the main kernel",
-    target_hoisted, hoisted_data)};
+    target_hoisted, hoisted_data).follows("target_udr")};
 
 }  // namespace
 }  // namespace ompref::gpp

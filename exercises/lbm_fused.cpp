@@ -16,13 +16,12 @@
 // shape that measured best.
 #include <cstdint>
 
-#include "common/lbm.hpp"
-#include "common/lbm_tiling.hpp"
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_tiling.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
-
-DeviceData device_data(LbmInstance& s);  // src/omp_target/lbm.cpp
 
 namespace {
 
@@ -83,7 +82,7 @@ const Registration target_fused_registration{target_variant(
     "lbm", "target_fused",
     "two passes instead of three: psi alone, then force + collision + streaming + bounce-back, rho and u recomputed",
     target_fused, device_data)
-        .for_kernel("fused")};  // the kernel tag its CUDA twin native_fused (src/native_cuda/lbm.cu) shares
+        .for_kernel("fused").follows("target_shaped").reading({"--fused-shape"})};  // the kernel tag its CUDA twin native_fused (src/native_cuda/lbm.cu) shares
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -11,7 +11,8 @@
 #include <cstddef>
 
 #include "common/registry.hpp"
-#include "common/stream.hpp"
+#include "common/stream/stream.hpp"
+#include "common/stream/stream_data.hpp"
 
 namespace ompref::stream {
 
@@ -62,7 +63,7 @@ const Registration target_simd_registration{
                    "BabelStream offloaded as `target teams distribute parallel for simd`, data resident on the "
                    "device; with the other target form, the device ceiling",
                    target_simd, device_data)
-        .measuring_ceiling("triad")};
+        .measuring_ceiling("triad").mirror_of("host_simd")};
 
 }  // namespace
 }  // namespace ompref::stream
