@@ -20,6 +20,8 @@
 set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
 set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
 set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang for NVIDIA offload")
+set(OMPREF_LLVM_RT "" CACHE PATH
+    "clang >= 21: prefix with the NVPTX device runtime (lib/nvptx64-nvidia-cuda), omp.h and libomp.so (empty: .toolchains/llvm-<major>, built by scripts/setup.sh)")
 
 set(_id "${CMAKE_CXX_COMPILER_ID}")
 set(_mode "${OMPREF_OFFLOAD}")
@@ -58,19 +60,45 @@ if(_id STREQUAL "GNU")
 elseif(_id STREQUAL "Clang")
   # clang, amdclang and AOMP share this row.
   set(OMPREF_OPENMP_FLAGS -fopenmp)
+  string(REGEX MATCH "^[0-9]+" _clang_major "${CMAKE_CXX_COMPILER_VERSION}")
+  set(_llvm_rt "")
+  if(_clang_major GREATER_EQUAL 21 AND NOT _mode STREQUAL "amdgcn")
+    # LLVM >= 21 keeps the NVPTX device runtime in lib/nvptx64-nvidia-cuda/
+    # (libomptarget-nvptx.bc for the device compile, libompdevice.a for the
+    # device link). Debian 12's LLVM 22 ships neither, nor omp.h beside clang
+    # 22 (libomp-22-dev conflicts with libomp-19-dev): scripts/setup.sh builds
+    # them into a prefix of the checkout.
+    set(_llvm_rt "${OMPREF_LLVM_RT}")
+    if(NOT _llvm_rt)
+      set(_llvm_rt "${PROJECT_SOURCE_DIR}/.toolchains/llvm-${_clang_major}")
+    endif()
+    if(NOT EXISTS "${_llvm_rt}/include/omp.h" OR NOT EXISTS "${_llvm_rt}/lib/nvptx64-nvidia-cuda/libompdevice.a")
+      message(FATAL_ERROR "ompref: clang ${_clang_major} needs ${_llvm_rt} (the NVPTX device runtime, omp.h, "
+                          "libomp.so): run scripts/setup.sh --preset <this preset>, or set OMPREF_LLVM_RT")
+    endif()
+  endif()
   if(_mode STREQUAL "nvptx" OR _mode STREQUAL "nvptx-jit")
     get_filename_component(_bin "${CMAKE_CXX_COMPILER}" REALPATH)
     get_filename_component(_llvm_lib "${_bin}/../../lib" ABSOLUTE)
-    # Debian keeps the device runtime bitcode beside the host libraries.
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch} --cuda-path=${OMPREF_CUDA_PATH})
-    if(_mode STREQUAL "nvptx-jit")
+    if(_mode STREQUAL "nvptx-jit" AND _llvm_rt)
+      message(FATAL_ERROR "ompref: nvptx-jit is the clang-19 build; clang ${_clang_major} builds ahead of time "
+                          "(OMPREF_OFFLOAD=nvptx: the gpu-aot preset)")
+    elseif(_mode STREQUAL "nvptx-jit")
       list(APPEND OMPREF_OFFLOAD_FLAGS -fopenmp-target-jit)
       set(OMPREF_NEEDS_NVPTX_JIT_INIT ON)
+    elseif(_llvm_rt)
+      list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_rt}/lib/nvptx64-nvidia-cuda)
     else()
+      # Debian's LLVM 19 keeps the device runtime bitcode beside the host libraries.
       list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_lib})
     endif()
     # `simd` hints the device vectoriser cannot honour are reported at device link.
     set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS} -Wno-pass-failed)
+    if(_llvm_rt)
+      # The device link's -lompdevice.
+      list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
+    endif()
   elseif(_mode STREQUAL "amdgcn")  # untested: amdclang++ / AOMP
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
     set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
@@ -111,5 +139,12 @@ if(_id STREQUAL "Clang")
   get_filename_component(_llvm_lib "${_bin}/../../lib" ABSOLUTE)
   list(APPEND OMPREF_LINK_FLAGS -L${_llvm_lib} -Wl,-rpath,${_llvm_lib})
   set(OMPREF_LLVM_LIBDIR "${_llvm_lib}")
+  if(_llvm_rt)
+    # omp.h and libomp.so of the prefix (after the link flags took the OpenMP
+    # flags: an include directory means nothing to the link).
+    list(APPEND OMPREF_OPENMP_FLAGS -isystem${_llvm_rt}/include)
+    list(PREPEND OMPREF_LINK_FLAGS -L${_llvm_rt}/lib)
+    list(APPEND OMPREF_LINK_FLAGS -Wl,-rpath,${_llvm_rt}/lib)
+  endif()
 endif()
 message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}")

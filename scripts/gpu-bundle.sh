@@ -8,9 +8,12 @@
 #                      which Debian's libomptarget 19 does not; the `gpu` build
 #                      links the same code into ompref, so it is only needed
 #                      for other programs)
+#   llvm22-rt.tar.xz   libomptarget 22 (its CUDA plugin built in), libLLVM 22
+#                      and libz3, and the libomp.so.5 that Debian pairs with
+#                      them (libomp5-19's): the ahead-of-time `gpu-aot` build
 #   gomp-nvptx.tar.xz  gcc-12's libgomp and its nvptx plugin
-#   env.sh             source it there: unpacks once, defines with_clang19_rt
-#                      and with_gcc12_rt
+#   env.sh             source it there: unpacks once, defines with_clang19_rt,
+#                      with_clang22_rt and with_gcc12_rt
 # Carry OUT and the build folder to the GPU machine. On a machine with a GPU
 # AND the compilers, none of this is needed: build and run there.
 #   scripts/gpu-bundle.sh [OUT]
@@ -32,6 +35,18 @@ if [ ! -f "$out/llvm19-rt.tar.xz" ]; then
   done
   gcc -O2 -shared -fPIC cmake/nvptx_jit_init.c -o "$work/rt/libnvptx_jit_init.so" "$multiarch/libLLVM.so.19.1"
   tar -C "$work" -cf - rt | xz -T0 -6 > "$out/llvm19-rt.tar.xz"
+fi
+if [ ! -f "$out/llvm22-rt.tar.xz" ]; then
+  llvm22=/usr/lib/llvm-22/lib
+  mkdir "$work/rt22"
+  cp -L "$llvm22/libomptarget.so.22.1" "$multiarch/libLLVM.so.22.1" "$work/rt22/"
+  # The libomp that the gpu-aot build links (.toolchains/llvm-22, from libomp-22-dev).
+  cp -L .toolchains/llvm-22/lib/libomp.so "$work/rt22/libomp.so.5"
+  # libLLVM's dependency that Ubuntu 24.04 lacks (the others it has: the same as LLVM 19's).
+  for lib in $(ldd "$multiarch/libLLVM.so.22.1" | awk '/libz3/ {print $3}'); do
+    cp -L "$lib" "$work/rt22/"
+  done
+  tar -C "$work" -cf - rt22 | xz -T0 -6 > "$out/llvm22-rt.tar.xz"
 fi
 if [ ! -f "$out/gomp-nvptx.tar.xz" ]; then
   mkdir "$work/gomp"

@@ -10,10 +10,15 @@
 #                                   compiler and llvm-19-dev (libLLVM for the clang JIT build;
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
-#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload;
-#                                   scripts/run-suite.sh uses it). The CUDA toolkit (nvcc) of the
-#                                   gpu presets' native twins is not a Debian package: it is not
-#                                   checked here (without it run-suite.sh builds them off)
+#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
+#                                   offload-22, gpu-aot; scripts/run-suite.sh uses it). The CUDA
+#                                   toolkit (nvcc) of the gpu presets' native twins is not a Debian
+#                                   package: it is not checked here (without it run-suite.sh builds
+#                                   them off)
+# The clang-22 presets (offload-22, gpu-aot; the plain form too, for CI) also need
+# .toolchains/llvm-22/: the NVPTX device runtime that Debian's LLVM 22 lacks, built
+# from the source package of the installed clang-22, with omp.h and libomp.so
+# (scripts/setup-llvm-rt.sh, run after the packages are in).
 #   scripts/setup.sh --check        (with any of the above) install nothing: print the one line
 #                                   naming what is missing and exit 1, or exit 0
 #   scripts/setup.sh --skip         do nothing (also: OMPREF_SKIP_SETUP=1)
@@ -54,11 +59,23 @@ mpi=("openmpi-bin|command -v mpirun"
      "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")
 gcc_nvptx=("g++-12|command -v g++-12 && command -v gcc-12"
            "gcc-12-offload-nvptx|test -e $multiarch/libgomp-plugin-nvptx.so.1")
+llvm22=/usr/lib/llvm-22
+# clang-22 for ahead-of-time NVPTX: llvm-22 has llvm-offload-binary (the driver's
+# packager) and llvm-ar; liboffload-22 is libomptarget 22 with its CUDA plugin;
+# ninja-build builds the device runtime (scripts/setup-llvm-rt.sh).
+clang22=("clang-22|command -v clang++-22 && command -v clang-22"
+         "clang-tools-22|test -x $llvm22/bin/clang-linker-wrapper && test -x $llvm22/bin/clang-nvlink-wrapper"
+         "llvm-22|test -x $llvm22/bin/llvm-offload-binary && test -x $llvm22/bin/llvm-ar"
+         "liboffload-22|test -e $llvm22/lib/libomptarget.so.22.1"
+         "liboffload-22-dev|test -e $llvm22/lib/libomptarget.so"
+         "ninja-build|command -v ninja")
 
 needs=("${base[@]}")
+llvm_rt=0   # 1: the clang-22 presets' .toolchains/llvm-22 (scripts/setup-llvm-rt.sh)
 case "$preset" in
   "")  # everything scripts/test.sh (CI) builds, plus plots and the fuzzer runtime
-    needs+=("${gxx[@]}" "${clang[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
+    llvm_rt=1
+    needs+=("${gxx[@]}" "${clang[@]}" "${clang22[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
             "libgmock-dev|test -e /usr/include/gmock/gmock.h"
             "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
             "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a") ;;
@@ -69,7 +86,9 @@ case "$preset" in
   gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload)" >&2
+  offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
+  gpu-aot)     llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then
@@ -83,7 +102,15 @@ for need in "${needs[@]}"; do
   case " ${missing[*]} " in *" $pkg "*) continue ;; esac
   bash -c "$probe" >/dev/null 2>&1 || missing+=("$pkg")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
+# After the packages, the clang-22 prefix (it needs clang-22 to build).
+llvm_rt() {
+  [ "$llvm_rt" = 1 ] || return 0
+  if [ "$check" = 1 ]; then "$(dirname "$0")/setup-llvm-rt.sh" --check; else "$(dirname "$0")/setup-llvm-rt.sh"; fi
+}
+if [ ${#missing[@]} -eq 0 ]; then
+  llvm_rt
+  exit 0
+fi
 
 if [ "$check" = 1 ]; then
   echo "setup.sh: missing ${missing[*]} (Debian package names)" >&2
@@ -105,3 +132,4 @@ if ! { $sudo apt-get update -qq &&
   echo "setup.sh: apt-get could not install ${missing[*]} (Debian package names)" >&2
   exit 1
 fi
+llvm_rt

@@ -2,6 +2,8 @@
 # The test command (README; .ci/run calls it): installs what is missing, builds
 # the `host` (g++) and `offload` (clang-19, full NVPTX device compile)
 # configurations, runs CTest on both and a tiny stream run on both, then the
+# `offload-22` build (clang-22, ahead-of-time NVPTX with the device runtime of
+# .toolchains/llvm-22) and its `ompref check` on the host fallback, then the
 # `host-mpi` build and its MPI tests, then the quick tests under
 # AddressSanitizer and UndefinedBehaviorSanitizer. Fails on
 # any failure. Works on a machine without a GPU: target regions then run on
@@ -19,6 +21,14 @@ for preset in host offload; do
   echo "== $preset: ompref run stream --size tiny"
   "build-$preset/ompref" run stream --size tiny
 done
+# clang-22 ahead of time (docs/toolchains.md): the full device compile and
+# link of the program, then every variant once at its smallest size on the host
+# fallback. Its CTest suite is the offload build's (another 10 minutes on CI's 2
+# cores), so only the program is built.
+echo "== offload-22: configure, build, ompref check (host fallback)"
+cmake --preset offload-22 >/dev/null
+cmake --build --preset offload-22 -j "$jobs" --target ompref
+build-offload-22/ompref check --save none
 # MPI ranks (docs/mpi.md): the host build with OpenMPI, its MPI tests
 # (mpirun -np 2 and -np 3 --oversubscribe on CI's 2 cores).
 echo "== host-mpi: configure, build, MPI tests"
