@@ -34,7 +34,7 @@ variants=(
   "sc_lb_c3_n3_light:-DREPRO_SCALARS=1 -DREPRO_LAUNCH_BOUNDS=512 -DREPRO_COLLAPSE=3 -DREPRO_NCOMPLEX=3 -DREPRO_HEAVY=0"
 )
 
-common=(-std=c++17 -O3 -fopenmp --offload-arch=$arch --cuda-path=$cuda -Wall -Wno-unknown-cuda-version)
+common=(-std=c++17 -O3 -gline-tables-only -fopenmp --offload-arch=$arch --cuda-path=$cuda -Wall -Wno-unknown-cuda-version)
 
 build22() {
   local bc=$prefix22/lib/nvptx64-nvidia-cuda/libomptarget-nvptx.bc
@@ -43,19 +43,35 @@ build22() {
   # Debian's liboffload-22 ships libomptarget.so.22.1 without the unversioned
   # link the driver's -lomptarget needs: one in a private folder.
   mkdir -p build/lib22 build/clang22
+  # The runtime bitcode linked into each TU at compile time, libompdevice.a at
+  # the device link, libomptarget and libomp at the host link.
+  rt22=(--libomptarget-nvptx-bc-path="$bc" -Xoffload-linker -L"$prefix22/lib/nvptx64-nvidia-cuda"
+        -L"$here/build/lib22" -L"$prefix22/lib")
   ln -sf /usr/lib/llvm-22/lib/libomptarget.so.22.1 build/lib22/libomptarget.so
   for v in "${variants[@]}"; do
     local name=${v%%:*} defs=${v#*:}
     # shellcheck disable=SC2086
-    nice -n 10 clang++-22 "${common[@]}" $defs --libomptarget-nvptx-bc-path="$bc" \
-      -L"$here/build/lib22" -L"$prefix22/lib" "$src" -o "build/clang22/$name"
+    nice -n 10 clang++-22 "${common[@]}" $defs "${rt22[@]}" "$src" -o "build/clang22/$name"
     echo "built build/clang22/$name"
   done
+  # The first variant once more with one copy of the device runtime: compiled
+  # with -nogpulib (no -mlink-builtin-bitcode of libomptarget-nvptx.bc into the
+  # TU) and device LTO, the runtime taken only from libompdevice.a at the device
+  # link. (Without -foffload-lto ptxas compiles the TU alone and refuses it: the
+  # 512-thread kernel, held to 128 registers, calls the outlined loop body,
+  # which then keeps its 246.)
+  local v=${variants[0]}
+  # shellcheck disable=SC2086
+  nice -n 10 clang++-22 "${common[@]}" ${v#*:} -nogpulib -foffload-lto -c "$src" -o build/clang22/one_rt.o
+  nice -n 10 clang++-22 "${common[@]}" -foffload-lto -Xoffload-linker -L"$prefix22/lib/nvptx64-nvidia-cuda" \
+    -L"$here/build/lib22" -L"$prefix22/lib" build/clang22/one_rt.o -o "build/clang22/${v%%:*}_onert"
+  rm -f build/clang22/one_rt.o
+  echo "built build/clang22/${v%%:*}_onert"
   if [ "${SAVE_TEMPS:-0}" = 1 ]; then
     mkdir -p build/ptx build/tmp22
     local v=${variants[0]}
-    (cd build/tmp22 && nice -n 10 clang++-22 "${common[@]}" ${v#*:} --libomptarget-nvptx-bc-path="$bc" -save-temps \
-      -L"$here/build/lib22" -L"$prefix22/lib" "$here/$src" -o "${v%%:*}")
+    # shellcheck disable=SC2086
+    (cd build/tmp22 && nice -n 10 clang++-22 "${common[@]}" ${v#*:} "${rt22[@]}" -save-temps "$here/$src" -o "${v%%:*}")
     ls build/tmp22
   fi
 }
