@@ -7,7 +7,7 @@
 #                             runtime is linked (the reduction helpers clang emits)
 #   build/ptx/clang22-<variant>.final.s  (with SAVE_TEMPS=1) the linked device image
 # Usage: build.sh [clang22|clang19|ptx]...   (default: all three)
-# Environment: LLVM22_PREFIX (default /work/wt-toolchain/.toolchains/llvm-22):
+# Environment: LLVM22_PREFIX (default .toolchains/llvm-22 at the checkout root, written by scripts/setup.sh --preset offload-22):
 #   lib/nvptx64-nvidia-cuda/libomptarget-nvptx.bc and lib/libomp.so of LLVM 22.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,7 +15,7 @@ cd "$here"
 src=udr_teams.cpp
 arch=sm_90
 cuda=${CUDA_PATH:-/usr/local/cuda}
-prefix22=${LLVM22_PREFIX:-/work/wt-toolchain/.toolchains/llvm-22}
+prefix22=${LLVM22_PREFIX:-$(cd "$here/../../.." && pwd)/.toolchains/llvm-22}
 jit_init=$(cd "$here/../../.." && pwd)/cmake/nvptx_jit_init.c
 what=("$@")
 [ ${#what[@]} -gt 0 ] || what=(clang22 clang19 ptx)
