@@ -1,21 +1,27 @@
 #!/usr/bin/env python3
 """A Markdown page and PNG charts from the result files of `ompref run --json`.
 
-  scripts/report.py A.json [B.json ...] --out DIR [--cuda ceilings.txt]
-  (what `ompref report A.json ... --out DIR` runs)
+  scripts/report.py A.json [B.json ...] --out DIR [--cuda ceilings.txt] [--ompref BIN]
+  (what `ompref report A.json ... --out DIR` runs, passing its own binary)
 
-Writes DIR/index.md with, per file and workload, a table of the runs and the
-fraction of the measured ceiling per variant (one chart per figure-of-merit
-unit), the step chart of gpp's and lbm's variants, a roofline per file, and with
-several files the speedup of each run against the first file. --cuda reads the
-JSON line printed by ceilings.cu in the same command: its triad and FP64 FMA
-rate become extra ceilings of the device. Exit 2 with one line on bad input.
+Writes DIR/index.md with, per file and workload, a table of the runs, the
+fraction of the place's ceiling per variant (bandwidth-bound runs against the
+stream triad, compute-bound runs against the FP64 rate, as the table of
+`ompref run` marks them F), the lesson's steps as the registrations declare
+them (`ompref list --json`: each variant's step_of; one chain per place, the
+CUDA twin a reference line), a roofline per file, and with several files the
+speedup of each run against the first file as `ompref compare --json` matches
+and compares them (by time, by rate, or not at all: the rules live in
+src/app/compare.cpp alone). --cuda reads the JSON line printed by ceilings.cu
+in the same command: its triad and FP64 FMA rate become extra ceilings of the
+device. Exit 2 with one line on bad input.
 """
 import argparse
 import json
-import math
 import os
 import re
+import shutil
+import subprocess
 import sys
 
 try:
@@ -23,12 +29,12 @@ try:
 except ImportError:
     print("report.py: matplotlib is missing (install the Debian package python3-matplotlib)", file=sys.stderr)
     sys.exit(2)
-from report_charts import bar_fractions, bar_speedups, bar_steps, fmt_num, roofline, slug  # noqa: E402
+from report_charts import bar_speedups, fmt_num, fraction_chart, roofline, slug, step_chart  # noqa: E402
 
-# gpp's and lbm's variants are successive optimisation steps, in the order the
-# GPU hackathon report (BerkeleyGW GPP) and the SYCL port by Ding et al. 2023
-# (openLBMflow) take them; the other workloads' variants are alternatives.
-STEP_WORKLOADS = ("gpp", "lbm")
+# Above this many flops per byte a run is compute-bound: its fraction is of
+# the FP64 rate, not of the triad (the table of `ompref run`, F column:
+# bandwidth_bound_intensity in src/common/results.cpp).
+BANDWIDTH_BOUND_INTENSITY = 1.0
 NOT_A_RESULT = "not a result file of `ompref run --json`"
 
 
@@ -100,13 +106,6 @@ def short_names(paths):
     return list(paths)
 
 
-def place_of(run):
-    """Where a run was meant to run: the key runs of several files are matched by."""
-    if isinstance(run.get("device"), int) and not isinstance(run.get("device"), bool):
-        return f"device {run['device']}"
-    return "host" if run.get("kind", "host") == "host" else "device"
-
-
 def fp64_ceilings(doc, cuda):
     """place -> FP64 GFLOP/s: any ceilings field named [native_]fp64..._GFLOPs or _TFLOPs (the CUDA FMA
     rate the program measures on a device), and --cuda's for devices."""
@@ -175,8 +174,8 @@ def params_line(runs):
     return [f"Parameters: `{', '.join(items)}`", ""] if items else []
 
 
-def run_table(runs, cuda):
-    head = "| variant | ran on | median | min | transfer | figure of merit | of ceiling | valid |"
+def run_table(runs, cuda, fp64):
+    head = "| variant | ran on | median | min | transfer | figure of merit | of ceiling (F: of FP64) | valid |"
     sep = "|---|---|---:|---:|---:|---:|---:|---|"
     if cuda:
         head += " of CUDA triad | of CUDA FP64 |"
@@ -184,10 +183,9 @@ def run_table(runs, cuda):
     lines = [head, sep]
     for r in runs:
         t, fom = r["time_s"], r.get("fom") or {}
-        frac = r.get("ceiling_fraction")
         line = (f"| {r['variant']} | {r['ran_on']} | {fmt_time(t['median'])} | {fmt_time(t.get('min'))} | "
                 f"{fmt_time(r.get('transfer_s') or None)} | {fmt_num(fom.get('value'))} {fom.get('name', '')} | "
-                f"{'-' if frac is None else f'{frac:.3f}'} | {'PASS' if r['valid'] else 'FAIL'} |")
+                f"{fraction_text(r, fp64)} | {'PASS' if r['valid'] else 'FAIL'} |")
         if cuda:
             on_device = "(device" in r["ran_on"]
             bw = r.get("bytes", 0) / t["median"] / 1e9 / cuda["triad_GBps"] if on_device else None
@@ -218,7 +216,190 @@ def phase_table(runs):
     return lines
 
 
-def file_section(i, label, doc, out_dir, cuda):
+def ompref_json(ompref, args, what):
+    """The JSON an `ompref` subcommand prints on standard output; its one-line refusal passed on (exit 2)."""
+    try:
+        done = subprocess.run([ompref, *args], capture_output=True, text=True, check=False)
+    except OSError as e:
+        fail(f"cannot run {ompref} for {what} ({e.strerror})")
+    if done.returncode != 0:
+        lines = done.stderr.strip().splitlines()
+        fail(lines[-1] if lines else f"{ompref} {' '.join(args[:1])} exited {done.returncode}")
+    try:
+        return json.loads(done.stdout)
+    except ValueError:
+        fail(f"{ompref} {args[0]} printed no JSON for {what}")
+
+
+def lesson_graph(ompref):
+    """(workload, variant) -> the registration's facts (step_of, mirrors, kernel, kind), from `ompref list --json`."""
+    return {(v["workload"], v["variant"]): v for v in ompref_json(ompref, ["list", "--json"], "the lesson graph")}
+
+
+def facts_of(run, lesson):
+    """A run's registration: from the lesson graph; a variant this binary does not have (a CUDA twin in a build
+    without them, a trial) has no predecessor, and a twin's kernel tag is in its name (native_<kernel tag>,
+    or native_<workload> for the workload's one kernel)."""
+    known = lesson.get((run["workload"], run["variant"]))
+    if known:
+        return known
+    kernel = ""
+    if kind_of_run(run) == "native":
+        tag = run["variant"].split("_", 1)[1] if "_" in run["variant"] else ""
+        kernel = "" if tag == run["workload"] else tag
+    return {"step_of": "", "mirrors": "", "kernel": run.get("kernel") or kernel, "kind": kind_of_run(run)}
+
+
+def kind_of_run(run):
+    prefix = run["variant"].split("_", 1)[0]
+    return run.get("kind") or (prefix if prefix in ("host", "target", "native") else "host")
+
+
+def compute_bound(run):
+    return (run.get("bytes") or 0) > 0 and (run.get("flops") or 0) / run["bytes"] > BANDWIDTH_BOUND_INTENSITY
+
+
+def fp64_of_place(fp64, run):
+    return fp64.get(run["ran_on"]) or (fp64.get("host") if run["ran_on"].startswith("host") else None)
+
+
+def fraction(run, fp64):
+    """(fraction, basis): of the FP64 rate for a compute-bound run, of the stream triad otherwise; (None, basis)
+    where that ceiling was not measured."""
+    if compute_bound(run):
+        if isinstance(run.get("fp64_fraction"), (int, float)):
+            return run["fp64_fraction"], "fp64"
+        rate = fp64_of_place(fp64, run)
+        if rate and run["time_s"]["median"] > 0:
+            return run["flops"] / run["time_s"]["median"] / 1e9 / rate, "fp64"
+        return None, "fp64"
+    value = run.get("ceiling_fraction")
+    return (value if isinstance(value, (int, float)) else None), "triad"
+
+
+def fraction_text(run, fp64):
+    value, basis = fraction(run, fp64)
+    if value is None:
+        return "n/a" if basis == "fp64" and run.get("ceiling_fraction") is not None else "-"
+    return f"{value:.3f}" + (" F" if basis == "fp64" else "")
+
+
+def roles(runs, lesson):
+    """variant -> its role in the lesson: host, target (a root: the pair's port), step (follows another), native."""
+    out = {}
+    for r in runs:
+        f = facts_of(r, lesson)
+        kind = kind_of_run(r)
+        out[r["variant"]] = kind if kind in ("host", "native") else ("step" if f.get("step_of") else "target")
+    return out
+
+
+def group_of(run, runs, lesson):
+    """The x group a run's bar stands in: where every run of the workload has a kernel tag (mesh), the kernel, so
+    that host_<k>, target_<k>, its tuned step and its twin stand together (a twin native_upward_csr beside
+    ball_csr); otherwise the pair's stem (host_naive and target_naive), a twin beside the first target variant of
+    its kernel, every other variant alone."""
+    kernels = [facts_of(r, lesson).get("kernel") for r in runs]
+    if all(kernels):
+        return facts_of(run, lesson)["kernel"]
+    facts = facts_of(run, lesson)
+    if kind_of_run(run) == "native":
+        for r in runs:
+            if kind_of_run(r) == "target" and facts_of(r, lesson).get("kernel") == facts["kernel"]:
+                return group_of(r, runs, lesson)
+        return run["variant"]
+    if facts.get("mirrors"):
+        return facts["mirrors"].split("_", 1)[1]
+    prefix, _, rest = run["variant"].partition("_")
+    if prefix == "host" and any(facts_of(r, lesson).get("mirrors") == run["variant"] for r in runs):
+        return rest
+    return run["variant"]
+
+
+def fraction_charts(runs, fp64, lesson, title, out_dir, name):
+    """One chart per basis (the stream triad, the FP64 rate); runs without that ceiling measured are left out
+    and said so. Returns (PNG names, lines for the page)."""
+    role = roles(runs, lesson)
+    by_basis, missing = {}, []
+    for r in runs:
+        value, basis = fraction(r, fp64)
+        if value is None:
+            missing.append((r, basis))
+            continue
+        fom = r.get("fom") or {}
+        by_basis.setdefault(basis, []).append({
+            "group": group_of(r, runs, lesson), "label": r["variant"], "role": role[r["variant"]], "value": value,
+            "fom": f"{fmt_num(fom.get('value'))} {fom.get('name', '')}".strip(), "valid": r["valid"],
+            "place": r["ran_on"]})
+    pngs = []
+    for basis, bars in by_basis.items():
+        order = list(dict.fromkeys(b["group"] for b in bars))  # bars grouped, groups in the order they first appear
+        bars.sort(key=lambda b: (order.index(b["group"]), ["host", "target", "step", "native"].index(b["role"])))
+        pngs.append(fraction_chart(bars, basis, title, out_dir, f"{name}-{'fp64' if basis == 'fp64' else 'triad'}"))
+    notes = []
+    for basis in ("fp64", "triad"):
+        left = sorted({f"{r['variant']} ({r['ran_on']})" for r, b in missing if b == basis})
+        what = ("no FP64 rate measured where they ran (a device's comes from the CUDA build's probe, or --cuda)"
+                if basis == "fp64" else "no stream triad measured (the runs had --no-ceiling)")
+        if left and len(missing) == len(runs) and all(b == basis for _, b in missing):
+            notes.append(f"No fraction chart: {'compute-bound runs, ' if basis == 'fp64' else ''}{what}.")
+        elif left and len(left) > 6:
+            notes.append(f"Not in the fraction chart: {len(left)} runs, {what}.")
+        elif left:
+            notes.append(f"Not in the fraction chart: {', '.join(left)}: {what}.")
+    return pngs, notes
+
+
+def step_charts(runs, lesson, title, out_dir, name):
+    """Per place, the chains of the lesson graph among the runs made there: each variant after the variant it
+    declares it follows (step_of), roots first; the CUDA twins of the chains' kernels as reference lines."""
+    pngs = []
+    places = list(dict.fromkeys(r["ran_on"] for r in runs))
+    for place in places:
+        here = {}
+        for r in runs:  # a variant run twice at one place: its first run stands for it
+            if r["ran_on"] == place:
+                here.setdefault(r["variant"], r)
+        steps = {v: r for v, r in here.items() if kind_of_run(r) != "native"}
+        pred = {v: facts_of(r, lesson).get("step_of") for v, r in steps.items()}
+        children = {}
+        for v, p in pred.items():
+            if p in steps:
+                children.setdefault(p, []).append(v)
+        def size(v):
+            return 1 + sum(size(c) for c in children.get(v, []))
+
+        for v in children:  # the longest branch first: a side step (lbm's target_many) after the main chain
+            children[v].sort(key=lambda c: -size(c))
+        chains, twins = [], []
+        for v in steps:
+            if pred[v] in steps or v not in children:
+                continue  # not a root, or a root without a step after it
+            chain, stack = [], [(v, None)]
+            while stack:
+                u, p = stack.pop()
+                chain.append((steps[u], steps[p] if p else None))
+                stack += [(c, u) for c in reversed(children.get(u, []))]
+            chains.append(chain)
+            ts = []
+            for t in here.values():
+                if kind_of_run(t) != "native":
+                    continue
+                kernel = facts_of(t, lesson).get("kernel")
+                partner = next((r for r, _ in chain if facts_of(r, lesson).get("kernel") == kernel), None)
+                if partner is not None:
+                    ts.append((t, partner))
+            twins.append(ts)
+        png = step_chart(chains, twins, title, place, out_dir, f"{name}-steps-{slug(place)}")
+        if png:
+            text = "; ".join(", ".join(f"{p['variant']} → {r['variant']}" for r, p in chain if p) for chain in chains)
+            refs = ", ".join(f"{t['variant']} (kernel of {partner['variant']})" for ts in twins for t, partner in ts)
+            pngs.append((png, f"Steps on {place}: {text}" + (f"; CUDA twin as a reference: {refs}" if refs else "") +
+                         "."))
+    return pngs
+
+
+def file_section(i, label, doc, out_dir, cuda, lesson):
     """One file: its ceilings, and per workload a table and the charts."""
     lines = [f"## [{i}] {label}", ""]
     for c in doc.get("ceilings") or []:
@@ -231,63 +412,64 @@ def file_section(i, label, doc, out_dir, cuda):
         lines.append("- no ceiling measured (run with --no-ceiling): no fraction-of-ceiling chart")
     bandwidth, fp64 = bandwidth_ceilings(doc, cuda), fp64_ceilings(doc, cuda)
     for (workload, size), runs in groups(doc).items():
-        lines += ["", f"### {workload}, size {size}", ""] + params_line(runs) + run_table(runs, cuda) + phase_table(runs)
-        for png in bar_fractions(runs, f"[{i}] {workload} {size}", out_dir, f"{i}-{slug(workload)}-{slug(size)}"):
-            lines += ["", f"![{workload} fraction of the ceiling]({png})"]
         name = f"{i}-{slug(workload)}-{slug(size)}"
-        if workload in STEP_WORKLOADS:
-            png = bar_steps(runs, f"[{i}] {workload} {size}", out_dir, f"{name}-steps")
-            if png:
-                lines += ["", f"![{workload} steps]({png})"]
-        png = roofline(runs, bandwidth, fp64, f"[{i}] {workload} {size}", out_dir, f"{name}-roofline")
+        title = f"[{i}] {workload} {size}"
+        lines += ["", f"### {workload}, size {size}", ""] + params_line(runs) + run_table(runs, cuda, fp64)
+        lines += phase_table(runs)
+        pngs, notes = fraction_charts(runs, fp64, lesson, title, out_dir, name)
+        for png in pngs:
+            lines += ["", f"![{workload} fraction of the ceiling]({png})"]
+        if notes:
+            lines += [""] + notes
+        for png, text in step_charts(runs, lesson, title, out_dir, name):
+            lines += ["", f"![{workload} steps]({png})", "", text]
+        png = roofline(runs, bandwidth, fp64, title, out_dir, f"{name}-roofline")
         if png:
             lines += ["", f"![{workload} roofline]({png})"]
     return lines
 
 
-def matched_rows(docs):
-    """(workload, size, variant, place) -> per file the run or None, in first-appearance order."""
-    rows = {}
-    for k, doc in enumerate(docs):
-        seen = {}
-        for run in doc["runs"]:
-            key = (run["workload"], run["size"], run["variant"], place_of(run))
-            seen[key] = seen.get(key, 0) + 1
-            if seen[key] > 1:
-                key = key[:3] + (f"{key[3]} #{seen[key]}",)
-            rows.setdefault(key, [None] * len(docs))[k] = run
-    return rows
-
-
-def geomean_row(wrows, files):
-    """The geometric mean of the speedups of the runs valid in both files, as `ompref compare` prints it."""
-    cells = []
-    for k in range(1, files):
-        ratios = [runs[0]["time_s"]["median"] / runs[k]["time_s"]["median"] for runs in wrows.values()
-                  if runs[0] and runs[k] and runs[0]["valid"] and runs[k]["valid"]]
-        mean = math.exp(sum(math.log(v) for v in ratios) / len(ratios)) if ratios else None
-        cells.append(f"{mean:.2f}x ({len(ratios)} run{'' if len(ratios) == 1 else 's'})" if mean else "-")
-    return "| " + " | ".join(["geometric mean", "", ""] + [""] * files + cells) + " |"
-
-
-def comparison_section(docs, labels, out_dir):
-    rows = matched_rows(docs)
+def comparison_section(comparison, labels, out_dir):
+    """The tables and charts of `ompref compare --json`: its matching, its bases and its geometric means."""
+    files = len(comparison["files"])
     lines = ["## Comparison", "",
-             "Speedup of [k] = median time in [1] / median time in [k]: above 1, [k] is faster; the geometric "
-             "mean is over the runs valid in both files. `ompref compare` prints the same numbers as text.", ""]
-    workloads = list(dict.fromkeys(key[0] for key in rows))
+             "As `ompref compare` matches and compares them (src/app/compare.cpp): speedup of [k] = median time in "
+             "[1] / median time in [k] for the same work; where the size or a parameter that scales the work "
+             "differs, [k]'s figure of merit / [1]'s, marked \"by rate\" (hatched in the charts); where a "
+             "parameter its figure of merit does not normalise differs, none (\"not comparable\", left out of "
+             "the charts and the geometric means). Above 1, [k] is faster; the geometric mean is over the runs "
+             "valid in both files.", ""]
+    lines += [f"- {note}" for note in comparison.get("notes", [])]
+    if comparison.get("notes"):
+        lines.append("")
+    workloads = list(dict.fromkeys(r["workload"] for r in comparison["rows"]))
     for w in workloads:
-        wrows = {key: runs for key, runs in rows.items() if key[0] == w}
-        head = "| variant | size | place | " + " | ".join(f"[{k + 1}] median" for k in range(len(docs)))
-        head += " | " + " | ".join(f"[{k + 1}] speedup" for k in range(1, len(docs))) + " |"
-        lines += [f"### {w}", "", head, "|---|---|---|" + "---:|" * (2 * len(docs) - 1)]
-        for (_, size, variant, place), runs in wrows.items():
-            times = [fmt_time(r["time_s"]["median"]) + ("" if r["valid"] else " FAIL") if r else "-" for r in runs]
-            speed = [f"{runs[0]['time_s']['median'] / r['time_s']['median']:.2f}x" if r and runs[0] else "-"
-                     for r in runs[1:]]
-            lines.append(f"| {variant} | {size} | {place} | " + " | ".join(times) + " | " + " | ".join(speed) + " |")
-        lines.append(geomean_row(wrows, len(docs)))
-        png = bar_speedups(w, wrows, labels, out_dir, f"compare-{slug(w)}")
+        rows = [r for r in comparison["rows"] if r["workload"] == w]
+        head = "| variant | size | place | " + " | ".join(f"[{k + 1}] median" for k in range(files))
+        head += " | " + " | ".join(f"[{k + 1}] speedup" for k in range(1, files)) + " | note |"
+        lines += [f"### {w}", "", head, "|---|---|---|" + "---:|" * (2 * files - 1) + "---|"]
+        excluded = 0
+        for r in rows:
+            times = [fmt_time(run["median_s"]) + ("" if run["valid"] else " FAIL") if run else "-" for run in r["runs"]]
+            cells = []
+            for a in r["against_first"][1:]:
+                if a and a.get("speedup"):
+                    cells.append(f"{a['speedup']:.2f}x" + (" by rate" if a["basis"] == "rate" else ""))
+                else:
+                    cells.append("-")
+                excluded += bool(a and a["basis"] == "not_comparable")
+            lines.append(f"| {r['variant']} | {r['size']} | {r['place']} | " + " | ".join(times) + " | " +
+                         " | ".join(cells) + f" | {r['note']} |")
+        means = comparison["geomeans"].get(w, [])
+        cells = []
+        for g in means[1:]:
+            if g and g.get("value"):
+                rate = f", {g['by_rate']} by rate" if g.get("by_rate") else ""
+                cells.append(f"{g['value']:.2f}x ({g['runs']} run{'' if g['runs'] == 1 else 's'}{rate})")
+            else:
+                cells.append("-")
+        lines.append("| " + " | ".join(["geometric mean", "", ""] + [""] * files + cells + [""]) + " |")
+        png = bar_speedups(w, rows, labels, means, excluded, out_dir, f"compare-{slug(w)}")
         if png:
             lines += ["", f"![{w} speedups]({png})"]
         lines.append("")
@@ -296,21 +478,35 @@ def comparison_section(docs, labels, out_dir):
 
 EXPLAIN = """## What the charts show
 
-- **Fraction of the ceiling** (one chart per figure-of-merit unit, so GB/s, GFLOP/s and MLUPS never share an
-  axis): the run's bytes (its model) / median time, divided by the best stream triad measured on the same
-  place in the same process (DESIGN.md). Host and target variants of the same kernel stand side by side;
-  the number on a bar is the run's figure of merit in the chart's unit. A compute-bound workload (gpp)
-  sits far below 1 on this measure; its roofline says more.
-- **Steps** (gpp, lbm): the speedup of each variant over the one before it, in the order of the file (the
-  optimisation steps of the GPU hackathon report for the BerkeleyGW GPP kernel, and of the SYCL port of
-  openLBMflow by Ding et al. 2023), from median times.
+- **Fraction of the ceiling**: a bandwidth-bound run (at most 1 flop per byte of its model) against the best
+  stream triad measured on the same place in the same process, bytes / median time (DESIGN.md); a
+  compute-bound run (gpp) against the place's measured FP64 rate, flops / median time, as the table of
+  `ompref run` marks it F. The two never share a chart. Bars stand in groups: a kernel's host variant, its
+  target port, its tuned step and its CUDA twin together (mesh: by kernel tag); the number on a bar is the
+  run's figure of merit.
+- **Steps**: the lesson graph the registrations declare (`ompref list --json`, each variant's `step_of`), one
+  chart per place: each bar is a variant's speedup over the first variant of its chain (median times), the
+  number on it the step's own factor over the variant it follows. A CUDA twin is not a step: it is a dashed
+  line over the chain of its kernel, at the chain's first median / the twin's median.
 - **Roofline**: x is the arithmetic intensity of a run, flops / bytes of its model (flop per byte moved);
   y is the attained rate, flops / median time in GFLOP/s; both axes logarithmic, one panel per place. The
   slanted line is the measured stream triad bandwidth times the intensity: no run moving its model's bytes
   can sit above it. The flat line, where the file or --cuda gives one, is the FP64 rate. A point close to
   the slanted line is bandwidth-bound; one far below both lines leaves performance unused.
-- **Comparison** (several files): per run, median time in [1] / median time in [k].
+- **Comparison** (several files): the matching and the speedups of `ompref compare --json`: by time for the
+  same work, by rate (hatched) for work of another size, none for work that is not comparable.
 """
+
+
+def find_ompref(given):
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            fail(f"--ompref {given}: not an executable file")
+        return given
+    found = shutil.which("ompref")
+    if not found:
+        fail("needs the ompref binary for compare's matching and the lesson graph (--ompref BIN, or ompref in PATH)")
+    return found
 
 
 def main():
@@ -318,11 +514,15 @@ def main():
     ap.add_argument("json", nargs="+", help="files written by ompref run --json; the first is the reference")
     ap.add_argument("--out", required=True, help="directory for index.md and the PNGs (created)")
     ap.add_argument("--cuda", help="ceilings.cu output of the same command")
+    ap.add_argument("--ompref", help="the ompref binary: its `list --json` and `compare --json` (default: PATH)")
     args = ap.parse_args()
     docs = [load(p) for p in args.json]
     cuda = load_cuda(args.cuda) if args.cuda else None
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         fail(f"--out {args.out}: not a directory")
+    ompref = find_ompref(args.ompref)
+    lesson = lesson_graph(ompref)
+    comparison = ompref_json(ompref, ["compare", *args.json, "--json", "-"], "the comparison") if len(docs) > 1 else None
     os.makedirs(args.out, exist_ok=True)
     labels = short_names(args.json)
     lines = ["# ompref report", "", "| | file | compiler | offload | host | devices | date |",
@@ -330,9 +530,9 @@ def main():
     lines += [header_row(f"[{k + 1}]", labels[k], doc) for k, doc in enumerate(docs)]
     lines += ["", EXPLAIN]
     for k, doc in enumerate(docs):
-        lines += file_section(k + 1, labels[k], doc, args.out, cuda) + [""]
-    if len(docs) > 1:
-        lines += comparison_section(docs, labels, args.out)
+        lines += file_section(k + 1, labels[k], doc, args.out, cuda, lesson) + [""]
+    if comparison:
+        lines += comparison_section(comparison, labels, args.out)
     with open(os.path.join(args.out, "index.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     print(f"report.py: wrote {os.path.join(args.out, 'index.md')} and "

@@ -3,23 +3,38 @@ optimisation steps, roofline and speedups against a reference file.
 
 Each function draws one figure into the output directory and returns the PNG's
 file name (relative to that directory), or None when there is nothing to draw.
-Figures stay at most 14 inches wide at 110 dpi (about 1500 pixels); an axis
-turns logarithmic when its values span more than a factor of 20.
+Every chart has axis labels with units, a title and a legend; fonts are sized
+for a figure printed at the width of a paper's column (a figure 7 to 12 inches
+wide scaled to about 3.5: no text below 9 points before scaling). Figures stay
+at most 12 inches wide at 150 dpi (1800 pixels); an axis turns logarithmic
+when its values span more than a factor of 20.
 """
 import math
 import os
 import re
+import textwrap
 
 import matplotlib
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402  (after choosing the non-interactive back-end)
 from matplotlib import ticker  # noqa: E402
+from matplotlib.lines import Line2D  # noqa: E402
+from matplotlib.patches import Patch  # noqa: E402
 
-DPI = 110
-MAX_WIDTH = 14.0
+DPI = 150
+MAX_WIDTH = 12.0
 PALETTE = plt.get_cmap("tab10").colors
 KINDS = ("host", "target", "native")
+TEXT = 9  # points: annotations, legends, tick labels of crowded axes
+plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
+                     "ytick.labelsize": 10, "legend.fontsize": TEXT})
+
+# The role of a variant in the lesson (scripts/report.py's lesson graph), its colour and legend text.
+ROLES = {"host": (PALETTE[0], "host variant"),
+         "target": (PALETTE[1], "target variant (the pair's port)"),
+         "step": (PALETTE[2], "target step (a tuned form)"),
+         "native": (PALETTE[3], "CUDA twin")}
 
 
 def fmt_num(x):
@@ -42,12 +57,17 @@ def fmt_speedup(x):
     return f"{x:.2f}" if x < 100 else f"{x:,.0f}"
 
 
+def wrap(text, width=72):
+    """A title on lines of at most `width` characters (a long variant or device name stays whole)."""
+    return "\n".join(textwrap.wrap(text, width)) or text
+
+
 def slug(text):
     return re.sub(r"[^A-Za-z0-9]+", "-", text).strip("-").lower()
 
 
 def width_for(n_bars):
-    return min(MAX_WIDTH, max(6.5, 2.0 + 0.45 * n_bars))
+    return min(MAX_WIDTH, max(7.0, 2.5 + 0.42 * n_bars))
 
 
 def log_if_spread(ax, values):
@@ -82,26 +102,21 @@ def kind_of(run):
     return run.get("kind") or (prefix if prefix in KINDS else "host")
 
 
-def stem(variant):
-    """host_direct and target_direct are the same kernel: their bars stand side by side."""
-    prefix, _, rest = variant.partition("_")
-    return rest if prefix in KINDS and rest else variant
+def place_of_run(run):
+    """Where a run ran: "host", "host (fallback)" or the device; a chain and a panel each."""
+    return run["ran_on"]
 
 
-def series_of(run):
-    return "host" if kind_of(run) == "host" else f"{kind_of(run)}, {run['ran_on']}"
+def panel_of(run):
+    """Where a run ran, for the roofline: a host fallback is a host run."""
+    return "host" if run["ran_on"].startswith("host") else run["ran_on"]
 
 
-def centre_slots(ax, n):
-    """At least three slots wide, so that one or two groups of bars do not fill the whole figure."""
-    span = max(n, 3)
-    ax.set_xlim((n - 1) / 2 - span / 2, (n - 1) / 2 + span / 2)
-
-
-def rotate_ticks(ax, labels):
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels, rotation=30 if len(labels) > 3 else 0, ha="right" if len(labels) > 3 else "center",
-                       fontsize=8)
+def rotate_ticks(ax, positions, labels, fontsize=TEXT):
+    ax.set_xticks(positions)
+    crowded = len(labels) > 3
+    ax.set_xticklabels(labels, rotation=35 if crowded else 0, ha="right" if crowded else "center", fontsize=fontsize,
+                       rotation_mode="anchor" if crowded else "default")
 
 
 def bars_from_one(ax, xs, values, width, **kw):
@@ -109,85 +124,153 @@ def bars_from_one(ax, xs, values, width, **kw):
     return ax.bar(xs, [v - 1 for v in values], width, bottom=1, **kw)
 
 
-def label_bars(ax, xs, values, texts, log):
-    for x, v, text in zip(xs, values, texts):
-        up = v >= 1
-        ax.annotate(text, (x, v), xytext=(0, 2 if up else -2), textcoords="offset points", ha="center",
-                    va="bottom" if up else "top", fontsize=7)
+def speedup_limits(ax, values, log):
+    """Room above the bars for their numbers and the legend."""
     lo, hi = min(values + [1.0]), max(values + [1.0])
-    ax.set_ylim(lo / 1.6 if log else min(0, lo - 0.1), hi * 1.6 if log else hi * 1.15 + 0.05)
+    ax.set_ylim((lo / 1.8, hi * 4) if log else (min(0.0, lo - 0.1), hi * 1.45 + 0.05))
 
 
-def bar_fractions(runs, title, out_dir, name):
-    """One chart per figure-of-merit unit: the runs' fraction of the ceiling, kernels' host and target side by side."""
-    by_unit = {}
-    for r in runs:
-        if isinstance(r.get("ceiling_fraction"), (int, float)):
-            by_unit.setdefault((r.get("fom") or {}).get("name", "?"), []).append(r)
-    return [fraction_chart(urs, unit, title, out_dir, f"{name}-{slug(unit)}") for unit, urs in by_unit.items()]
+# --- fraction of the ceiling ------------------------------------------------------------------------------------
 
 
-def fraction_chart(runs, unit, title, out_dir, name):
-    stems = list(dict.fromkeys(stem(r["variant"]) for r in runs))
-    per_stem = {s: [r for r in runs if stem(r["variant"]) == s] for s in stems}
-    series = list(dict.fromkeys(series_of(r) for r in runs))
-    color = {s: PALETTE[i % len(PALETTE)] for i, s in enumerate(series)}
-    width = 0.8 / max(len(v) for v in per_stem.values())
-    fig, ax = plt.subplots(figsize=(width_for(len(runs)), 4.8))
-    values = [r["ceiling_fraction"] for r in runs]
-    log = log_if_spread(ax, values + [1.0])
-    shown = set()
-    for i, s in enumerate(stems):
-        rs = per_stem[s]
-        for j, r in enumerate(rs):
-            x, v, ser = i + (j - (len(rs) - 1) / 2) * width, r["ceiling_fraction"], series_of(r)
-            ax.bar(x, v, width * 0.92, color=color[ser], label=None if ser in shown else ser,
-                   hatch=None if r["valid"] else "//", edgecolor="black" if not r["valid"] else None)
-            shown.add(ser)
-            text = fmt_num((r.get("fom") or {}).get("value")) + ("" if r["valid"] else " FAIL")
-            ax.annotate(text, (x, v), xytext=(0, 2), textcoords="offset points", ha="center", va="bottom",
-                        fontsize=7, rotation=90 if len(runs) > 8 else 0)
-    rotate_ticks(ax, [s if len(per_stem[s]) > 1 else per_stem[s][0]["variant"] for s in stems])
-    centre_slots(ax, len(stems))
-    ax.axhline(1.0, ls="--", lw=1, color="grey", label="the ceiling (best stream triad of the place)")
-    top = max(values + [1.0])
-    ax.set_ylim((min(values) / 2, top * 8) if log else (0, top * 1.3))
-    ax.set_ylabel("fraction of the ceiling")
-    ax.set_title(f"{title}: fraction of the ceiling (numbers on bars: {unit})", fontsize=10)
-    ax.legend(fontsize=8, loc="upper right")
-    return save(fig, out_dir, name)
-
-
-def bar_steps(runs, title, out_dir, name):
-    """The speedup of each variant over the one before it, in the file's order."""
-    seq = []
-    for r in runs:  # a variant run on several devices: its first run stands for it
-        if all(s["variant"] != r["variant"] for s in seq):
-            seq.append(r)
-    if len(seq) < 2:
+def fraction_chart(bars, basis, title, out_dir, name):
+    """bars: dicts with group (the x group: a kernel or a pair), label (the variant), role, value (the fraction),
+    fom (the figure-of-merit text on the bar), valid, place. basis: "triad" or "fp64"."""
+    if not bars:
         return None
-    speedups = [a["time_s"]["median"] / b["time_s"]["median"] for a, b in zip(seq, seq[1:])]
-    labels = [f"{a['variant']}\n→ {b['variant']}" for a, b in zip(seq, seq[1:])]
-    fig, ax = plt.subplots(figsize=(width_for(2 * len(speedups)), 4.8))
-    log = log_if_spread(ax, speedups + [1.0])
-    xs = list(range(len(speedups)))
-    colors = [PALETTE[2] if s >= 1 else PALETTE[3] for s in speedups]
-    bars_from_one(ax, xs, speedups, 0.6, color=colors)
-    texts = [f"×{fmt_speedup(s)}" + ("" if a["valid"] and b["valid"] else " (FAIL)") for s, a, b in zip(speedups, seq, seq[1:])]
-    label_bars(ax, xs, speedups, texts, log)
-    ax.set_xticks(xs)
-    ax.set_xticklabels(labels, fontsize=8)
-    ax.axhline(1.0, lw=1, color="grey")
-    total = seq[0]["time_s"]["median"] / seq[-1]["time_s"]["median"]
-    ax.set_ylabel("speedup over the previous step")
-    ax.set_title(f"{title}: speedup of each step over the previous one (median times)\n"
-                 f"{seq[-1]['variant']} against {seq[0]['variant']}: ×{fmt_speedup(total)}", fontsize=10)
+    groups = list(dict.fromkeys(b["group"] for b in bars))
+    per_group = {g: [b for b in bars if b["group"] == g] for g in groups}
+    places = list(dict.fromkeys(b["place"] for b in bars))
+    several_places = len(places) > 1
+    n = len(bars)
+    fig, ax = plt.subplots(figsize=(width_for(n + len(groups)), 5.4))
+    values = [b["value"] for b in bars]
+    log = log_if_spread(ax, values + [1.0])
+    x, xs, labels, centres, group_edges = 0.0, [], [], [], []
+    shown = set()
+    for g in groups:
+        if xs:
+            group_edges.append(x - 0.85)
+        first = x
+        for b in per_group[g]:
+            color, legend = ROLES[b["role"]]
+            hatch = "//" if not b["valid"] else ("xx" if b["place"] == "host (fallback)" else None)
+            series = legend + (f", {b['place']}" if several_places else "")
+            ax.bar(x, b["value"], 0.82, color=color, hatch=hatch, edgecolor="black" if hatch else None, linewidth=0.5,
+                   label=None if series in shown else series)
+            shown.add(series)
+            ax.annotate(b["fom"] + ("" if b["valid"] else " FAIL"), (x, b["value"]), xytext=(0, 2),
+                        textcoords="offset points", ha="center", va="bottom", fontsize=TEXT - 1,
+                        rotation=90 if n > 6 else 0)
+            xs.append(x)
+            labels.append(b["label"])
+            x += 1
+        centres.append(((first + x - 1) / 2, g))
+        x += 0.7
+    rotate_ticks(ax, xs, labels)
+    if any(len(per_group[g]) > 1 for g in groups):  # the groups' names above their bars, on a top axis
+        top = ax.secondary_xaxis("top")
+        top.set_xticks([cx for cx, _ in centres])
+        top.set_xticklabels([g for _, g in centres], fontsize=TEXT, fontweight="bold")
+        top.tick_params(length=0)
+        for edge in group_edges:
+            ax.axvline(edge, color="lightgrey", lw=0.8)
+    ax.set_xlim(-0.8, max(x - 0.7, 2.2) + 0.1)
+    what = ("the place's measured FP64 rate (flops / median time; compute-bound runs)" if basis == "fp64"
+            else "the place's best stream triad (bytes / median time; bandwidth-bound runs)")
+    ax.axhline(1.0, ls="--", lw=1.2, color="grey", label="1 = " + what)
+    top = max(values + [1.0])
+    ax.set_ylim((min(values) / 2, top * 12) if log else (0, top * 1.35))
+    ax.set_ylabel("fraction of the FP64 rate" if basis == "fp64" else "fraction of the stream triad")
+    ax.set_title(f"{title}: fraction of the {'FP64 rate' if basis == 'fp64' else 'stream triad bandwidth'}\n"
+                 f"(numbers on bars: the run's figure of merit)", pad=18 if len(groups) < len(bars) else 6)
+    ax.legend(loc="upper left", ncol=2 if len(shown) > 3 else 1)
     return save(fig, out_dir, name)
 
 
-def panel_of(run):
-    """Where a run ran: a host fallback is a host run."""
-    return "host" if run["ran_on"].startswith("host") else run["ran_on"]
+# --- steps of the lesson ------------------------------------------------------------------------------------------
+
+
+def step_chart(chains, twins, title, place, out_dir, name):
+    """chains: lists of (run, predecessor run or None) in lesson order, the first of each its root; twins: per chain,
+    [(twin run, the chain's run of the same kernel)]. Bars: each variant's speedup over its chain's root (median
+    times), the step's own factor over its predecessor on the bar; a CUDA twin is a horizontal reference line over
+    its chain, at the root's median / the twin's median, not a step."""
+    if not chains:
+        return None
+    n = sum(len(c) for c in chains)
+    fig, ax = plt.subplots(figsize=(width_for(n + 2 * len(chains)), 5.6))
+    heights, positions, labels = [], [], []
+    x = 0.0
+    spans = []
+    for chain in chains:
+        root = chain[0][0]
+        first = x
+        for run, pred in chain:
+            h = root["time_s"]["median"] / run["time_s"]["median"]
+            heights.append(h)
+            positions.append(x)
+            after = pred is not None and (len(chains) == 1 or pred is not chain[0][0] or len(chain) > 2)
+            labels.append(f"{run['variant']}\n(after {pred['variant']})" if after else run["variant"])
+            x += 1
+        spans.append((first, x - 1))
+        x += 0.8
+    twin_values = [chain_root[0][0]["time_s"]["median"] / t["time_s"]["median"]
+                   for chain_root, ts in zip(chains, twins) for t, _ in ts]
+    log = log_if_spread(ax, heights + twin_values + [1.0])
+    i = 0
+    for chain in chains:
+        for run, pred in chain:
+            xpos, h = positions[i], heights[i]
+            valid = run["valid"] and (pred is None or pred["valid"])
+            if pred is None:
+                ax.bar(xpos, 0.0, 0.7, bottom=1, color="none")
+                ax.plot([xpos - 0.35, xpos + 0.35], [1, 1], color="black", lw=2)
+                text = "reference" if len(chains) == 1 else ""
+            else:
+                step = pred["time_s"]["median"] / run["time_s"]["median"]
+                role = "step"
+                bars_from_one(ax, [xpos], [h], 0.7, color=ROLES[role][0] if step >= 1 else PALETTE[7],
+                              hatch=None if valid else "//", edgecolor="black" if not valid else None)
+                text = f"×{fmt_speedup(step)}" + ("" if valid else " FAIL")
+            ax.annotate(text, (xpos, h), xytext=(0, 3 if h >= 1 else -3), textcoords="offset points", ha="center",
+                        va="bottom" if h >= 1 else "top", fontsize=TEXT)
+            i += 1
+    handles = [Line2D([], [], color="black", lw=2, label="a chain's first variant (1)")] if len(chains) > 1 else []
+    handles += [Patch(color=ROLES["step"][0], label="a step faster than the variant it follows (×: its own factor)")]
+    if any(pred and pred["time_s"]["median"] < run["time_s"]["median"] for chain in chains for run, pred in chain):
+        handles.append(Patch(color=PALETTE[7], label="a step slower than the variant it follows"))
+    few = sum(len(ts) for ts in twins) <= 2  # a legend entry each; else one entry and a label at each line
+    if not few and any(twins):
+        handles.append(Line2D([], [], color=ROLES["native"][0], ls="--", lw=1.6,
+                              label="CUDA twin of the chain's kernel (×: over the chain's first variant)"))
+    for (lo, hi), chain, ts in zip(spans, chains, twins):
+        root = chain[0][0]
+        for twin, partner in ts:
+            y = root["time_s"]["median"] / twin["time_s"]["median"]
+            fails = "" if twin["valid"] else " (FAIL)"
+            ax.hlines(y, lo - 0.45, hi + 0.45, colors=ROLES["native"][0], linestyles="--", lw=1.6,
+                      label=f"CUDA twin {twin['variant']} (the kernel of {partner['variant']}): "
+                            f"×{fmt_speedup(y)} over {root['variant']}{fails}" if few else None)
+            if not few:
+                ax.annotate(f"{twin['variant']} ×{fmt_speedup(y)}{fails}", (hi + 0.45, y), xytext=(0, 2),
+                            textcoords="offset points", ha="right", va="bottom", fontsize=TEXT - 1,
+                            color=ROLES["native"][0], bbox=dict(facecolor="white", edgecolor="none", pad=0.5,
+                                                                alpha=0.8))
+    rotate_ticks(ax, positions, labels, fontsize=TEXT)
+    ax.axhline(1.0, lw=0.8, color="grey")
+    speedup_limits(ax, heights + twin_values, log)
+    ax.set_xlim(-0.8, max(x - 0.8, 2.2) + 0.1)
+    roots = ", ".join(c[0][0]["variant"] for c in chains) if len(chains) <= 3 else f"{len(chains)} variants"
+    ax.set_ylabel(f"speedup over {roots if len(chains) == 1 else 'the chain’s first variant'}\n(median times)")
+    ax.set_title(wrap(f"{title}, {place}: the lesson's steps, {'chain' if len(chains) == 1 else 'chains'} "
+                      f"from {roots}"))
+    lines, texts = ax.get_legend_handles_labels()
+    ax.legend(handles=handles + lines, labels=[h.get_label() for h in handles] + texts, loc="upper left")
+    return save(fig, out_dir, name)
+
+
+# --- roofline ----------------------------------------------------------------------------------------------------
 
 
 def roofline(runs, bandwidth, fp64, title, out_dir, name):
@@ -196,10 +279,10 @@ def roofline(runs, bandwidth, fp64, title, out_dir, name):
     if not pts:
         return None
     panels = list(dict.fromkeys(panel_of(r) for r in pts))
-    fig, axes = plt.subplots(1, len(panels), figsize=(min(MAX_WIDTH, 1.0 + 6.0 * len(panels)), 5.2), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(min(MAX_WIDTH, 1.0 + 6.0 * len(panels)), 5.8), squeeze=False)
     for ax, place in zip(axes[0], panels):
         roofline_panel(ax, [r for r in pts if panel_of(r) == place], bandwidth.get(place, []), fp64.get(place), place)
-    fig.suptitle(f"{title}: roofline", fontsize=10)
+    fig.suptitle(f"{title}: roofline")
     return save(fig, out_dir, name)
 
 
@@ -222,7 +305,7 @@ def roofline_panel(ax, runs, bandwidth, fp64, place):
         k = kind_of(r)
         ax.scatter([x], [y], marker=markers[workloads.index(r["workload"]) % len(markers)],
                    color=PALETTE[KINDS.index(k) if k in KINDS else 4], edgecolor="black", linewidth=0.5, zorder=3,
-                   s=36)
+                   s=40)
     for k in dict.fromkeys(kind_of(r) for r in runs):
         fallback = k != "host" and any(kind_of(r) == k and r["ran_on"] == "host (fallback)" for r in runs)
         ax.scatter([], [], marker="o", color=PALETTE[KINDS.index(k) if k in KINDS else 4],
@@ -240,23 +323,22 @@ def roofline_panel(ax, runs, bandwidth, fp64, place):
     readable_log_ticks(ax.yaxis, ylo, yhi)
     ax.set_xlabel("arithmetic intensity (flop / byte of the model)")
     ax.set_ylabel("attained GFLOP/s (flops / median time)")
-    ax.set_title(place, fontsize=9)
+    ax.set_title(place)
     ax.grid(True, which="major", lw=0.3)
     missing = [] if bandwidth else ["no bandwidth ceiling (the run had --no-ceiling)"]
     if not fp64:
         missing.append("no FP64 ceiling for this place" + (" (--cuda adds the CUDA one)" if place != "host" else ""))
     if missing:
-        ax.text(0.98, 0.02, "\n".join(missing),
-                transform=ax.transAxes,
-                ha="right", va="bottom", fontsize=7, color="dimgrey")
+        ax.text(0.98, 0.02, "\n".join(missing), transform=ax.transAxes, ha="right", va="bottom", fontsize=TEXT - 1,
+                color="dimgrey")
     place_labels(ax, runs, ai, perf)
-    ax.legend(fontsize=7, loc="best")
+    ax.legend(loc="upper left")
 
 
 def label_spots():
     """Label offsets (points) to try, nearest first: right of the point, left of it, then a line up or down."""
     for level in range(7):
-        for dy in ((0,) if level == 0 else (9 * level, -9 * level)):
+        for dy in ((0,) if level == 0 else (10 * level, -10 * level)):
             yield 6, dy, "left"
             yield -6, dy, "right"
 
@@ -271,63 +353,79 @@ def place_labels(ax, runs, xs, ys):
     def free(box):
         return all(box[2] <= t[0] or box[0] >= t[2] or box[3] <= t[1] or box[1] >= t[3] for t in taken)
 
+    size = TEXT - 1
     for i in sorted(range(len(runs)), key=lambda i: (xs[i], -ys[i])):
         text = runs[i]["variant"] + ("" if runs[i]["valid"] else " (FAIL)")
-        width, (px, py) = 4.0 * len(text), at[i]
+        width, (px, py) = 0.55 * size * len(text), at[i]
         spot = None
         for dx, dy, ha in label_spots():
             x0 = px + dx if ha == "left" else px + dx - width
-            box = (x0, py + dy - 4, x0 + width, py + dy + 4)
+            box = (x0, py + dy - size / 2, x0 + width, py + dy + size / 2)
             if free(box):
                 spot = (dx, dy, ha, box)
                 break
         dx, dy, ha, box = spot or (6, 0, "left", (px + 6, py - 4, px + 6 + width, py + 4))
         taken.append(box)
-        ax.annotate(text, (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points", fontsize=7, ha=ha,
+        ax.annotate(text, (xs[i], ys[i]), xytext=(dx, dy), textcoords="offset points", fontsize=size, ha=ha,
                     va="center", arrowprops=dict(arrowstyle="-", lw=0.5, color="grey", shrinkA=0, shrinkB=3)
                     if dy else None)
 
 
-def bar_speedups(workload, rows, labels, out_dir, name):
-    """Per run of a workload: median time in the first file / median time in each other file."""
-    keys = [k for k, runs in rows.items() if runs[0] and any(runs[1:])]
+# --- comparison of files -----------------------------------------------------------------------------------------
+
+
+def bar_speedups(workload, rows, labels, geomeans, excluded, out_dir, name):
+    """rows: `ompref compare --json`'s rows of one workload. Per row and file k > 0, the speedup compare gives:
+    by time (median in [1] / in [k]) or by rate ([k]'s figure of merit / [1]'s, hatched); rows compare calls not
+    comparable have no speedup and are left out (counted in the title)."""
+    keys = [r for r in rows if any(a and a.get("speedup") for a in r["against_first"][1:])]
     if not keys:
         return None
-    sizes = {k[1] for k in keys}
+    sizes = {r["size"] for r in keys}
     places = {}
-    for k in keys:
-        places.setdefault(k[2], set()).add(k[3])
-    ticks = [k[2] + (f" {k[1]}" if len(sizes) > 1 else "") + (f" ({k[3]})" if len(places[k[2]]) > 1 else "")
-             for k in keys]
+    for r in keys:
+        places.setdefault(r["variant"], set()).add(r["place"])
+    ticks = [r["variant"] + (f" {r['size']}" if len(sizes) > 1 else "") +
+             (f" ({r['place']})" if len(places[r["variant"]]) > 1 else "") for r in keys]
     n = len(labels) - 1
     width = 0.8 / n
-    fig, ax = plt.subplots(figsize=(width_for(len(keys) * n), 4.8))
-    all_values = []
+    fig, ax = plt.subplots(figsize=(width_for(len(keys) * n), 5.4))
+    all_values, any_rate = [], False
     for f in range(1, len(labels)):
-        xs, vals, texts = [], [], []
-        for i, k in enumerate(keys):
-            runs = rows[k]
-            if runs[f]:
+        xs, vals, texts, rate = [], [], [], []
+        for i, r in enumerate(keys):
+            a = r["against_first"][f]
+            if a and a.get("speedup"):
                 xs.append(i + (f - 1 - (n - 1) / 2) * width)
-                vals.append(runs[0]["time_s"]["median"] / runs[f]["time_s"]["median"])
-                texts.append(fmt_speedup(vals[-1]) + ("" if runs[0]["valid"] and runs[f]["valid"] else " FAIL"))
+                vals.append(a["speedup"])
+                valid = all(run and run["valid"] for run in (r["runs"][0], r["runs"][f]))
+                rate.append(a["basis"] == "rate")
+                texts.append(fmt_speedup(vals[-1]) + ("" if valid else " FAIL"))
         all_values += vals
-        if vals:
-            valid = [v for v, t in zip(vals, texts) if not t.endswith("FAIL")]  # as ompref compare: valid in both
-            mean = f"{math.exp(sum(math.log(v) for v in valid) / len(valid)):.2f}" if valid else "-"
-            bars_from_one(ax, xs, vals, width * 0.92, color=PALETTE[f % len(PALETTE)],
-                          label=f"[{f + 1}] {labels[f]} (geometric mean {mean})")
-            if len(keys) * n <= 24:
-                for x, v, text in zip(xs, vals, texts):
-                    ax.annotate(text, (x, v), xytext=(0, 2 if v >= 1 else -2), textcoords="offset points",
-                                ha="center", va="bottom" if v >= 1 else "top", fontsize=7)
+        if not vals:
+            continue
+        any_rate = any_rate or any(rate)
+        g = geomeans[f] if f < len(geomeans) else None
+        mean = f"{g['value']:.2f}" if g and g.get("value") else "-"
+        color = PALETTE[f % len(PALETTE)]
+        for j, (x, v, by_rate) in enumerate(zip(xs, vals, rate)):
+            bars_from_one(ax, [x], [v], width * 0.92, color=color, hatch="//" if by_rate else None,
+                          edgecolor="black" if by_rate else None, linewidth=0.5,
+                          label=f"[{f + 1}] {labels[f]} (geometric mean {mean})" if j == 0 else None)
+        if len(keys) * n <= 24:
+            for x, v, text in zip(xs, vals, texts):
+                ax.annotate(text, (x, v), xytext=(0, 2 if v >= 1 else -2), textcoords="offset points",
+                            ha="center", va="bottom" if v >= 1 else "top", fontsize=TEXT - 1)
+    extra = [Patch(facecolor="white", hatch="//", edgecolor="black",
+                   label="hatched: by rate (the work differs: figure of merit in [k] / in [1])")] if any_rate else []
     log = log_if_spread(ax, all_values + [1.0])
-    lo, hi = min(all_values + [1.0]), max(all_values + [1.0])
-    ax.set_ylim((lo / 1.6, hi * 1.6) if log else (min(0.0, lo - 0.1), hi * 1.15 + 0.05))
+    speedup_limits(ax, all_values, log)
     ax.axhline(1.0, lw=1, color="grey")
-    rotate_ticks(ax, ticks)
-    centre_slots(ax, len(keys))
+    rotate_ticks(ax, list(range(len(keys))), ticks)
+    ax.set_xlim(-0.7, max(len(keys) - 1, 2) + 0.7)
     ax.set_ylabel("speedup against [1]\n(median time in [1] / in [k])")
-    ax.set_title(f"{workload}: speedup of each run against [1] {labels[0]}", fontsize=10)
-    ax.legend(fontsize=8)
+    left_out = f"; {excluded} not comparable, left out" if excluded else ""
+    ax.set_title(wrap(f"{workload}: speedup of each run against [1] {labels[0]}{left_out}"))
+    lines, texts = ax.get_legend_handles_labels()
+    ax.legend(handles=lines + extra, labels=texts + [h.get_label() for h in extra], loc="upper left")
     return save(fig, out_dir, name)

@@ -1,12 +1,20 @@
 // `ompref report`: refusals (a file not from `ompref run`, no python3, no
 // matplotlib) are one line and exit 2, naming the Debian package; a report of
-// two committed result files has its page, its charts and its comparison.
+// two committed result files has its page, its charts and its comparison;
+// `compare --json` writes compare's matching, and report draws its comparison
+// from it (by time, by rate, not comparable) and its steps from the lesson
+// graph of `ompref list --json`; fractions are of the FP64 rate for
+// compute-bound runs.
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
+#include <map>
 #include <fstream>
 #include <sstream>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "test_support.hpp"
 
@@ -71,7 +79,10 @@ TEST(Report, NoMatplotlibNamesThePackage) {
 
 TEST(Report, TwoFilesGivePageChartsAndComparison) {
   const std::string out = temp_dir("ompref_report_two");
-  const auto r = run_ompref("report " + gpp_1 + " " + gpp_2 + " --out " + out);
+  // The CUDA ceilings of [1]'s command: the FP64 rate gpp's fractions are of.
+  const std::string cuda =
+      std::string(OMPREF_SOURCE_DIR) + "/results/h200/h200-runs/gpp-lbm-medium-mesh/ceilings.txt";
+  const auto r = run_ompref("report " + gpp_1 + " " + gpp_2 + " --out " + out + " --cuda " + cuda);
   if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
     GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
@@ -92,6 +103,174 @@ TEST(Report, TwoFilesGivePageChartsAndComparison) {
   }
   EXPECT_GE(linked, 7) << "per file: fraction, steps, roofline; and the comparison\n" << md;
   EXPECT_TRUE(std::filesystem::is_regular_file(out + "/compare-gpp.png"));
+  EXPECT_TRUE(std::filesystem::is_regular_file(out + "/1-gpp-paper-fp64.png")) << "gpp against the FP64 rate";
+  EXPECT_FALSE(std::filesystem::exists(out + "/1-gpp-paper-triad.png")) << "never against the triad";
+
+  // Without an FP64 rate, no fraction chart, and the page says why.
+  const std::string bare = temp_dir("ompref_report_bare");
+  ASSERT_EQ(run_ompref("report " + gpp_1 + " --out " + bare).status, 0);
+  std::ifstream bare_in(bare + "/index.md");
+  std::stringstream bare_page;
+  bare_page << bare_in.rdbuf();
+  EXPECT_NE(bare_page.str().find("No fraction chart: compute-bound runs, no FP64 rate measured"), std::string::npos)
+      << bare_page.str();
+}
+
+std::string slurp(const std::string& path) {
+  std::ifstream in(path);
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+using nlohmann::json;
+
+// A run of DESIGN.md's schema: `work` units of work in `median` seconds.
+json stream_run(const std::string& variant, double median, const json& params, const std::string& size,
+                double work = 1.0) {
+  const bool target = variant.rfind("target_", 0) == 0;
+  return {{"workload", "stream"}, {"variant", variant}, {"kind", target ? "target" : "host"},
+          {"ran_on", target ? "Test GPU (device 0)" : "host"}, {"device", target ? json(0) : json(nullptr)},
+          {"size", size}, {"params", params}, {"reps", 5},
+          {"time_s", {{"min", median * 0.95}, {"median", median}, {"max", median * 1.05}}},
+          {"bytes", work * 1e9}, {"flops", work * 1e8},
+          {"fom", {{"name", "GB/s"}, {"value", work / median}}}, {"ceiling_fraction", nullptr}, {"valid", true}};
+}
+
+std::string write_doc(const std::string& dir, const std::string& name, const json& runs) {
+  const json doc = {{"suite", "ompref"}, {"compiler", "test"}, {"offload", "none"},
+                    {"host", {{"cpu", "Test CPU"}, {"threads", 2}}}, {"devices", json::array()},
+                    {"ceilings", json::array()}, {"runs", runs}};
+  std::ofstream(dir + "/" + name) << doc.dump();
+  return dir + "/" + name;
+}
+
+// [1] and [2]: host_simd at the same size (by time: 2x), target_simd at
+// another n (by rate: 3x), target_basic in single precision in [2] (not
+// comparable: precision differs).
+struct ThreeBases {
+  std::string dir = temp_dir("ompref_compare_json");
+  std::string first = write_doc(dir, "first.json",
+                                {stream_run("host_simd", 2.0, {{"n", 1024}, {"array_bytes", 8192}}, "tiny"),
+                                 stream_run("target_simd", 1.0, {{"n", 1024}, {"array_bytes", 8192}}, "tiny"),
+                                 stream_run("target_basic", 1.0, {{"n", 1024}, {"array_bytes", 8192}}, "tiny")});
+  std::string second = write_doc(
+      dir, "second.json",
+      {stream_run("host_simd", 1.0, {{"n", 1024}, {"array_bytes", 8192}}, "tiny"),
+       stream_run("target_simd", 2.0, {{"n", 4096}, {"array_bytes", 32768}}, "small", 6.0),
+       stream_run("target_basic", 0.5, {{"n", 1024}, {"array_bytes", 4096}, {"precision", "single"}}, "tiny")});
+};
+
+TEST(CompareJson, WritesTheMatchingAndEachBasis) {
+  ThreeBases f;
+  const std::string out = f.dir + "/compare.json";
+  const auto r = run_ompref("compare " + f.first + " " + f.second + " --json " + out);
+  ASSERT_EQ(r.status, 0) << r.output;
+  EXPECT_NE(r.output.find("geometric mean"), std::string::npos) << "the text still goes to standard output";
+  const json j = json::parse(slurp(out));
+  ASSERT_EQ(j["files"].size(), 2u);
+  std::map<std::string, json> by_variant;
+  for (const json& row : j["rows"]) by_variant[row["variant"].get<std::string>()] = row;
+  ASSERT_EQ(by_variant.size(), 3u) << j.dump(2);
+  const json& host = by_variant["host_simd"]["against_first"][1];
+  EXPECT_EQ(host["basis"], "time");
+  EXPECT_DOUBLE_EQ(host["speedup"].get<double>(), 2.0);
+  const json& rate = by_variant["target_simd"]["against_first"][1];
+  EXPECT_EQ(rate["basis"], "rate");
+  EXPECT_DOUBLE_EQ(rate["speedup"].get<double>(), 3.0) << "3 GB/s against 1 GB/s";
+  const json& single = by_variant["target_basic"]["against_first"][1];
+  EXPECT_EQ(single["basis"], "not_comparable");
+  EXPECT_TRUE(single["speedup"].is_null());
+  EXPECT_NE(single["why"].get<std::string>().find("precision"), std::string::npos) << single.dump();
+  EXPECT_FALSE(single["in_geomean"].get<bool>());
+  EXPECT_EQ(by_variant["target_basic"]["runs"][1]["index"], 2) << "the run's place in its file";
+  const json& mean = j["geomeans"]["stream"][1];
+  EXPECT_EQ(mean["runs"], 2);
+  EXPECT_EQ(mean["by_rate"], 1);
+  EXPECT_NEAR(mean["value"].get<double>(), std::sqrt(6.0), 1e-12);
+}
+
+TEST(CompareJson, DashWritesJsonAloneToStandardOutput) {
+  ThreeBases f;
+  const auto r = run_ompref("compare " + f.first + " " + f.second + " --json -");
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string out = r.output.substr(0, r.output.size() - r.stderr_text.size());  // standard output
+  EXPECT_NE(r.stderr_text.find("geometric mean"), std::string::npos) << "the text on standard error";
+  const json j = json::parse(out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << out;
+  EXPECT_EQ(j["rows"].size(), 3u);
+}
+
+TEST(CompareJson, BadOutputPathIsRefusedBeforeReading) {
+  ThreeBases f;
+  expect_one_line_exit_two(run_ompref("compare " + f.first + " " + f.second + " --json " + f.dir), "--json");
+}
+
+// report's comparison is compare's: a by-rate row says so, a row of another
+// precision has no speedup and says why, and the chart leaves it out.
+TEST(Report, ComparisonFollowsComparesRules) {
+  ThreeBases f;
+  const std::string out = temp_dir("ompref_report_rules");
+  const auto r = run_ompref("report " + f.first + " " + f.second + " --out " + out);
+  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
+    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string md = slurp(out + "/index.md");
+  auto line_of = [&](const std::string& start) {
+    const std::size_t at = md.find(start);
+    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  };
+  EXPECT_NE(line_of("| host_simd | tiny | host |").find("| 2.00x |"), std::string::npos) << md;
+  EXPECT_NE(line_of("| target_simd | tiny/small | device 0 |").find("3.00x by rate"), std::string::npos) << md;
+  const std::string single = line_of("| target_basic | tiny | device 0 |");
+  EXPECT_NE(single.find("| - |"), std::string::npos) << single;
+  EXPECT_NE(single.find("not comparable: precision differs"), std::string::npos) << single;
+  EXPECT_NE(line_of("| geometric mean |").find("2.45x (2 runs, 1 by rate)"), std::string::npos) << md;
+  EXPECT_TRUE(std::filesystem::is_regular_file(out + "/compare-stream.png"));
+}
+
+// The step charts follow the registrations' lesson graph, one chain per place,
+// the CUDA twin a reference; gpp's fractions are of the FP64 rate.
+TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
+  const std::string file =
+      std::string(OMPREF_SOURCE_DIR) + "/results/h200/gpp/multi-threads-f2d6f3e/gpu-check.json";
+  const std::string out = temp_dir("ompref_report_steps");
+  const auto r = run_ompref("report " + file + " --out " + out);
+  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
+    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string md = slurp(out + "/index.md");
+  for (const char* part :
+       {"Steps on host: host_naive → host_tiled.",
+        "Steps on NVIDIA H200 (device 0): target_naive → target_basic, target_basic → target_udr, target_udr → "
+        "target_hoisted, target_hoisted → target_tuned, target_tuned → target_multi; CUDA twin as a reference: "
+        "native_tuned (kernel of target_tuned).",
+        // lbm: target_many follows target_basic, after the main chain; both twins reference their kernels.
+        "target_basic → target_shaped, target_shaped → target_fused, target_fused → target_lean, target_lean → "
+        "target_streamed, target_basic → target_many; CUDA twin as a reference: native_fused (kernel of "
+        "target_fused), native_streamed (kernel of target_streamed).",
+        // mesh: the twin native_upward_csr by its kernel tag beside ball_csr.
+        "native_upward_csr (kernel of target_ball_csr)"})
+    EXPECT_NE(md.find(part), std::string::npos) << part << "\n" << md;
+  for (const char* wrong : {"host_tiled → target_naive", "target_multi → native_tuned", "target_lean → target_many"})
+    EXPECT_EQ(md.find(wrong), std::string::npos) << wrong;
+}
+
+TEST(Report, ComputeBoundRunsAgainstTheFp64Rate) {
+  const std::string file = std::string(OMPREF_SOURCE_DIR) + "/results/h200/gpp/multi-threads-f2d6f3e/gpp-paper.json";
+  const std::string out = temp_dir("ompref_report_fp64");
+  const auto r = run_ompref("report " + file + " --out " + out);
+  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
+    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string md = slurp(out + "/index.md");
+  EXPECT_NE(md.find("1-gpp-paper-fp64.png"), std::string::npos) << md;
+  EXPECT_EQ(md.find("1-gpp-paper-triad.png"), std::string::npos) << "gpp is compute-bound: no triad chart\n" << md;
+  const json doc = json::parse(slurp(file));
+  for (const json& run : doc["runs"]) {
+    const std::string cell = fmt::format("{:.3f} F", run["fp64_fraction"].get<double>());
+    EXPECT_NE(md.find(cell), std::string::npos) << run["variant"] << ": " << cell << "\n" << md;
+  }
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/io/output_file.hpp"
 #include "common/registry.hpp"
 #include "common/usage_error.hpp"
 
@@ -760,6 +761,61 @@ std::string format_comparison(const std::vector<ResultFile>& files, const std::v
   return out;
 }
 
+static const char* basis_name(Basis basis) {
+  switch (basis) {
+    case Basis::time: return "time";
+    case Basis::rate: return "rate";
+    case Basis::not_comparable: return "not_comparable";
+    case Basis::missing: break;
+  }
+  return "missing";
+}
+
+nlohmann::json comparison_json(const std::vector<ResultFile>& files, const std::vector<Row>& rows) {
+  json out = {{"files", json::array()}, {"rows", json::array()}, {"geomeans", json::object()}, {"notes", json::array()}};
+  for (const ResultFile& f : files) out["files"].push_back({{"path", f.path}, {"header", f.header}});
+  std::vector<std::string> workloads;
+  for (const Row& row : rows) {
+    if (std::find(workloads.begin(), workloads.end(), row.workload) == workloads.end()) workloads.push_back(row.workload);
+    json runs = json::array(), against = json::array();
+    for (std::size_t k = 0; k < files.size(); ++k) {
+      const ResultRun* r = row.in_file[k];
+      if (!r) {
+        runs.push_back(nullptr);
+      } else {
+        json run = {{"index", r - files[k].runs.data()}, {"size", r->size}, {"median_s", r->median_s}, {"valid", r->valid}};
+        if (!r->fom_name.empty()) run["fom"] = {{"name", r->fom_name}, {"value", r->fom_value}};
+        runs.push_back(run);
+      }
+      if (k == 0) {
+        against.push_back(nullptr);
+        continue;
+      }
+      const Comparison c = compare_in_row(row, k);
+      json entry = {{"basis", basis_name(c.basis)}, {"speedup", c.speedup ? json(*c.speedup) : json()}, {"why", c.why}};
+      entry["in_geomean"] = c.speedup.has_value() && row.in_file[0]->valid && row.in_file[k]->valid;
+      against.push_back(entry);
+    }
+    out["rows"].push_back({{"workload", row.workload},
+                           {"variant", row.variant},
+                           {"size", row.size},
+                           {"place", row.place},
+                           {"runs", runs},
+                           {"against_first", against},
+                           {"note", row_note(row)}});
+  }
+  for (const std::string& w : workloads) {
+    json means = json::array({nullptr});
+    for (const Geomean& g : workload_geomeans(rows, w, files.size()))
+      means.push_back({{"value", g.value ? json(*g.value) : json()}, {"runs", g.runs}, {"by_rate", g.by_rate}});
+    out["geomeans"][w] = means;
+  }
+  std::istringstream notes(matching_notes(files, rows));
+  for (std::string line; std::getline(notes, line);)
+    if (!line.empty()) out["notes"].push_back(line);
+  return out;
+}
+
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args) {
   CLI::App* cmd = app.add_subcommand("compare", "median times of result files side by side, speedups against the first");
   cmd->add_option("files", args.files, "two or more files written by ompref run --json; the first is the reference");
@@ -767,6 +823,9 @@ CLI::App* add_compare_command(CLI::App& app, CompareArgs& args) {
       "--threshold", [&args](const std::string& text) { args.threshold = text; },
       "exit 1 when a run is slower than in the first file by more than P percent and by more than the spread of "
       "the two runs' repetitions; P for every place, or host=P,device=Q");
+  cmd->add_option("--json", args.json,
+                  "also write the matched runs, how each compares with the first file and the geometric means as "
+                  "JSON (- : standard output, the text then goes to standard error)");
   return cmd;
 }
 
@@ -776,10 +835,12 @@ int run_compare(const CompareArgs& args) {
   if (args.files.size() < 2)
     throw UsageError(fmt::format("compare: needs at least two result files, given {} (accepted: ompref compare "
                                  "A.json B.json [...] [--threshold P|host=P,device=P])", args.files.size()));
+  if (!args.json.empty()) check_output_path(args.json, "--json");
   std::vector<ResultFile> files;
   for (const std::string& path : args.files) files.push_back(load_result_file(path));
   const std::vector<Row> rows = match_runs(files);
-  fmt::print("{}", format_comparison(files, rows, thresholds));
+  if (!args.json.empty()) write_output(args.json, comparison_json(files, rows).dump(2) + "\n", "--json");
+  fmt::print(args.json == "-" ? stderr : stdout, "{}", format_comparison(files, rows, thresholds));
   if (!thresholds) return 0;
   const std::vector<Slower> slower = slower_than_first(rows, files.size(), *thresholds);
   return std::any_of(slower.begin(), slower.end(), [](const Slower& s) { return s.beyond_noise; }) ? 1 : 0;

@@ -120,9 +120,18 @@ std::string matching_notes(const std::vector<ResultFile>& files, const std::vect
 std::string format_comparison(const std::vector<ResultFile>& files, const std::vector<Row>& rows,
                               const std::optional<Thresholds>& thresholds);
 
+// What `compare --json` writes: the files, one entry per row (its runs per
+// file: index into the file's "runs", size, median, valid, figure of merit;
+// per file k > 0: basis "time" | "rate" | "not_comparable" | "missing",
+// speedup or null, why, in_geomean; the note), the geometric means per
+// workload and file, and matching_notes' lines. `ompref report` draws its
+// comparisons from it.
+nlohmann::json comparison_json(const std::vector<ResultFile>& files, const std::vector<Row>& rows);
+
 struct CompareArgs {
   std::vector<std::string> files;
   std::optional<std::string> threshold;  // --threshold's text, as given
+  std::string json;                      // --json FILE: comparison_json, written whole
 };
 CLI::App* add_compare_command(CLI::App& app, CompareArgs& args);
 // 0, or 1 when --threshold finds a run slower than in the first file beyond

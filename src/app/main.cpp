@@ -55,6 +55,25 @@ void list_variants(bool json) {
   fmt::print("{}\n", out.dump(2));
 }
 
+// `devices --require N`: the offload devices where a target region really runs
+// (not the host fallback); fewer than N is bad input for a script that needs
+// them, refused in one line before anything is printed.
+void require_devices(int wanted) {
+  std::vector<std::string> fell_back;
+  int usable = 0;
+  const std::vector<DeviceInfo> devices = offload_devices();
+  for (const DeviceInfo& d : devices) {
+    if (target_runs_on_device(d.id)) ++usable;
+    else fell_back.push_back(fmt::format("device {}", d.id));
+  }
+  if (usable >= wanted) return;
+  const std::string why = !fell_back.empty() ? fmt::format("; {} fell back to the host", fmt::join(fell_back, ", "))
+                          : devices.empty()  ? fmt::format(" (this build: {})", OMPREF_OFFLOAD_DESC)
+                                             : std::string();
+  throw UsageError(fmt::format("devices --require {}: {} usable offload device{}{}", wanted, usable,
+                               usable == 1 ? "" : "s", why));
+}
+
 void list_devices() {
   HostInfo h = host_info();
   fmt::print("host: {}, {} cores, {} OpenMP threads, {:.1f} GiB memory\n", h.cpu.empty() ? "unknown CPU" : h.cpu,
@@ -156,6 +175,11 @@ int run_main(int argc, char** argv) {
   bool list_json = false;
   list->add_flag("--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options");
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
+  int require = 0;
+  devices
+      ->add_option("--require", require,
+                   "exit 2 (one line) unless at least N offload devices run target regions (not the host fallback)")
+      ->check(CLI::Range(1, 1 << 20));
   RunArgs args, check_args;
   CLI::App* run = add_run_command(app, args, argc, argv);
   CLI::App* check = add_check_command(app, args, check_args);
@@ -206,6 +230,7 @@ int run_main(int argc, char** argv) {
     return 0;
   }
   if (devices->parsed()) {
+    if (require > 0) require_devices(require);
     list_devices();
     return 0;
   }

@@ -1,5 +1,6 @@
 // `ompref report FILE... --out DIR [--cuda FILE]`: runs scripts/report.py with
-// python3, which writes DIR/index.md and its PNG charts (matplotlib). The script
+// python3, which writes DIR/index.md and its PNG charts (matplotlib), asking
+// this binary for the lesson graph and compare's matching. The script
 // is found where `cmake --install` puts it (<prefix>/share/ompref/report.py,
 // beside <prefix>/bin/ompref), else in the source tree this binary was built from.
 #include <fcntl.h>
@@ -130,6 +131,12 @@ int run_report(const ReportArgs& args) {
   std::vector<std::string> argv = {python_with_matplotlib(), script};
   argv.insert(argv.end(), args.files.begin(), args.files.end());
   argv.insert(argv.end(), {"--out", args.out});
+  // This binary: report.py asks it for the lesson graph (`list --json`) and
+  // for compare's matching (`compare --json -`), so that the rules live once.
+  std::error_code self_ec;
+  const fs::path self = fs::read_symlink("/proc/self/exe", self_ec);
+  if (self_ec) throw UsageError("report: cannot find this program's own path (/proc/self/exe)");
+  argv.insert(argv.end(), {"--ompref", self.string()});
   if (!args.cuda.empty()) argv.insert(argv.end(), {"--cuda", args.cuda});
   const int status = spawn_and_wait(argv, false);
   if (status < 0) throw UsageError(fmt::format("report: cannot start {}", argv[0]));

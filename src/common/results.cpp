@@ -173,6 +173,22 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
       "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction,fp64_fraction";
+  // One column per timed phase of the runs (stream: copy, mul, add, triad,
+  // dot; lbm: its passes), in the order phases first appear: GB/s at the
+  // phase's median time, empty for a run without that phase (DESIGN.md).
+  std::vector<std::string> phase_names;
+  for (const RunResult& r : runs)
+    for (const PhaseResult& p : r.phases)
+      if (std::find(phase_names.begin(), phase_names.end(), p.name) == phase_names.end()) phase_names.push_back(p.name);
+  for (const std::string& name : phase_names) out += fmt::format(",{}_GBps", name);
+  auto phase_columns = [&](const RunResult& r) {
+    std::string cells;
+    for (const std::string& name : phase_names) {
+      const auto p = std::find_if(r.phases.begin(), r.phases.end(), [&](const PhaseResult& q) { return q.name == name; });
+      cells += p == r.phases.end() ? std::string(",") : fmt::format(",{:.9g}", p->gbps);
+    }
+    return cells;
+  };
   // Runs over MPI ranks (docs/mpi.md): the rank count, how the work was
   // shared and the spread of the ranks' medians, before the provenance.
   const bool ranked = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return !r.ranks.is_null(); });
@@ -218,7 +234,7 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
                        r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
                        r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string(),
                        r.fp64_fraction ? fmt::format("{:.6g}", *r.fp64_fraction) : std::string()) +
-           rank_columns(r) + tail;
+           phase_columns(r) + rank_columns(r) + tail;
   return out;
 }
 

@@ -30,32 +30,36 @@ namespace {
 using native::check;
 using native::check_launch;
 
-// BabelStream's kernels, one element each.
+// BabelStream's kernels, one element each, on arrays of T (--precision).
+template <class T>
 struct Copy {
-  const double* a;
-  double* c;
+  const T* a;
+  T* c;
   static constexpr const char* name = "copy";
   __device__ void operator()(std::size_t i) const { c[i] = a[i]; }
 };
+template <class T>
 struct Mul {
-  double* b;
-  const double* c;
+  T* b;
+  const T* c;
   static constexpr const char* name = "mul";
-  __device__ void operator()(std::size_t i) const { b[i] = scalar * c[i]; }
+  __device__ void operator()(std::size_t i) const { b[i] = T(scalar) * c[i]; }
 };
+template <class T>
 struct Add {
-  const double* a;
-  const double* b;
-  double* c;
+  const T* a;
+  const T* b;
+  T* c;
   static constexpr const char* name = "add";
   __device__ void operator()(std::size_t i) const { c[i] = a[i] + b[i]; }
 };
+template <class T>
 struct Triad {
-  double* a;
-  const double* b;
-  const double* c;
+  T* a;
+  const T* b;
+  const T* c;
   static constexpr const char* name = "triad";
-  __device__ void operator()(std::size_t i) const { a[i] = b[i] + scalar * c[i]; }
+  __device__ void operator()(std::size_t i) const { a[i] = b[i] + T(scalar) * c[i]; }
 };
 
 template <class Op>
@@ -118,7 +122,9 @@ __device__ double warp_sum(double x) {
   return x;
 }
 
-__global__ void dot_blocks(const double* a, const double* b, std::size_t n) {
+// The products are T's, the sums doubles (as the OpenMP variants sum them).
+template <class T>
+__global__ void dot_blocks(const T* a, const T* b, std::size_t n) {
   __shared__ double warp_sums[dot_threads / 32];
   const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
   double sum = 0;
@@ -146,7 +152,8 @@ double* pinned_partials() {
   return host;
 }
 
-double dot(const double* a, const double* b, std::size_t n, int device) {
+template <class T>
+double dot(const T* a, const T* b, std::size_t n, int device) {
   const int blocks = std::min(max_dot_blocks, dot_blocks_per_sm * native::multiprocessors(device));
   double* partials = pinned_partials();
   dot_blocks<<<unsigned(blocks), unsigned(dot_threads)>>>(a, b, n);
@@ -161,24 +168,31 @@ double dot(const double* a, const double* b, std::size_t n, int device) {
 }
 
 // The native twin: the same program as target_simd, kernel for kernel.
-void native_stream(StreamInstance& s, RunContext& ctx) {
-  const std::size_t n = s.n;
+template <class T>
+void native_kernels(T* host_a, T* host_b, T* host_c, std::size_t n, double& result, RunContext& ctx) {
   native::select(ctx.device);
-  double* a = native::present(s.a.data(), ctx.device);
-  double* b = native::present(s.b.data(), ctx.device);
-  double* c = native::present(s.c.data(), ctx.device);
+  T* a = native::present(host_a, ctx.device);
+  T* b = native::present(host_b, ctx.device);
+  T* c = native::present(host_c, ctx.device);
   const Launcher launch{twin_shape, native::multiprocessors(ctx.device)};
 
-  launch(Copy{a, c}, n);
+  launch(Copy<T>{a, c}, n);
   ctx.clock.lap("copy");
-  launch(Mul{b, c}, n);
+  launch(Mul<T>{b, c}, n);
   ctx.clock.lap("mul");
-  launch(Add{a, b, c}, n);
+  launch(Add<T>{a, b, c}, n);
   ctx.clock.lap("add");
-  launch(Triad{a, b, c}, n);
+  launch(Triad<T>{a, b, c}, n);
   ctx.clock.lap("triad");
-  s.dot = dot(a, b, n, ctx.device);
+  result = dot(a, b, n, ctx.device);
   ctx.clock.lap("dot");
+}
+
+void native_stream(StreamInstance& s, RunContext& ctx) {
+  if (s.single())
+    native_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
+  else
+    native_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
 }
 
 const Registration native_stream_registration{native_variant(
@@ -254,7 +268,7 @@ ProbeResult triad_ceiling(int device) {
   for (const Shape& shape : shapes) {
     const Launcher launch{shape, sms};
     check(cudaMemset(a.data(), 0xff, n * sizeof(double)), "cudaMemset");  // NaN
-    const double seconds = best_seconds([&] { launch(Triad{a.data(), b.data(), c.data()}, n); }, warmup, reps);
+    const double seconds = best_seconds([&] { launch(Triad<double>{a.data(), b.data(), c.data()}, n); }, warmup, reps);
     const double gbps = 3.0 * sizeof(double) * double(n) / seconds / 1e9;
     result.details.emplace_back(shape.name, gbps);
     result.valid = result.valid && count_wrong(launch, a.data(), want, n) == 0;

@@ -13,18 +13,18 @@ namespace {
 // StreamInstance::reset() with the same static schedule the kernels use.
 
 // mirror: begin
-void host_simd(StreamInstance& s, RunContext& ctx) {
-  const std::size_t n = s.n;
-  double* a = s.a.data();
-  double* b = s.b.data();
-  double* c = s.c.data();
+// One program for both precisions: T is the arrays' type (--precision); the
+// dot's products are T's, its sum a double.
+template <class T>
+void host_simd_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContext& ctx) {
+  const T q = T(scalar);
 
 #pragma omp parallel for simd schedule(static)
   for (std::size_t i = 0; i < n; ++i) c[i] = a[i];
   ctx.clock.lap("copy");
 
 #pragma omp parallel for simd schedule(static)
-  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];
   ctx.clock.lap("mul");
 
 #pragma omp parallel for simd schedule(static)
@@ -32,14 +32,21 @@ void host_simd(StreamInstance& s, RunContext& ctx) {
   ctx.clock.lap("add");
 
 #pragma omp parallel for simd schedule(static)
-  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];
   ctx.clock.lap("triad");
 
   double sum = 0;
 #pragma omp parallel for simd schedule(static) reduction(+ : sum)
   for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  s.dot = sum;
+  dot = sum;
   ctx.clock.lap("dot");
+}
+
+void host_simd(StreamInstance& s, RunContext& ctx) {
+  if (s.single())
+    host_simd_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
+  else
+    host_simd_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
 }
 // mirror: end
 

@@ -12,19 +12,22 @@ namespace ompref::stream {
 
 // The arrays go to the device once, before timing (the runner enters this
 // declaration); the kernels then name them with map(alloc:), which finds
-// them present and moves nothing. Every array is read and written.
-DeviceData device_data(StreamInstance& s) { return DeviceData().out(s.a).out(s.b).out(s.c); }
+// them present and moves nothing. Every array is read and written: the
+// double arrays or the single ones (the others are empty and declare nothing).
+DeviceData device_data(StreamInstance& s) {
+  return DeviceData().out(s.a).out(s.b).out(s.c).out(s.af).out(s.bf).out(s.cf);
+}
 
 namespace {
 
 // mirror: begin
+// One program for both precisions: T is the arrays' type (--precision); the
+// dot's products are T's, its sum a double.
 // `simd` matters on gcc's nvptx, where a thread is a warp and simd its lanes
 // (without it one lane in 32 works); clang maps threads to lanes either way.
-void target_simd(StreamInstance& s, RunContext& ctx) {
-  const std::size_t n = s.n;
-  double* a = s.a.data();
-  double* b = s.b.data();
-  double* c = s.c.data();
+template <class T>
+void target_simd_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContext& ctx) {
+  const T q = T(scalar);
   const int dev = ctx.device;
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], c[0:n])
@@ -32,7 +35,7 @@ void target_simd(StreamInstance& s, RunContext& ctx) {
   ctx.clock.lap("copy");
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : b[0:n], c[0:n])
-  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];
   ctx.clock.lap("mul");
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
@@ -40,15 +43,22 @@ void target_simd(StreamInstance& s, RunContext& ctx) {
   ctx.clock.lap("add");
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
-  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];
   ctx.clock.lap("triad");
 
   double sum = 0;
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n]) \
     map(tofrom : sum) reduction(+ : sum)
   for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  s.dot = sum;
+  dot = sum;
   ctx.clock.lap("dot");
+}
+
+void target_simd(StreamInstance& s, RunContext& ctx) {
+  if (s.single())
+    target_simd_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
+  else
+    target_simd_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
 }
 // mirror: end
 

@@ -13,11 +13,9 @@ namespace ompref::stream {
 
 namespace {
 
-void target_basic(StreamInstance& s, RunContext& ctx) {
-  const std::size_t n = s.n;
-  double* a = s.a.data();
-  double* b = s.b.data();
-  double* c = s.c.data();
+template <class T>
+void target_basic_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContext& ctx) {
+  const T q = T(scalar);
   const int dev = ctx.device;
 
 #pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], c[0:n])
@@ -25,7 +23,7 @@ void target_basic(StreamInstance& s, RunContext& ctx) {
   ctx.clock.lap("copy");
 
 #pragma omp target teams distribute parallel for device(dev) map(alloc : b[0:n], c[0:n])
-  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];
   ctx.clock.lap("mul");
 
 #pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
@@ -33,15 +31,22 @@ void target_basic(StreamInstance& s, RunContext& ctx) {
   ctx.clock.lap("add");
 
 #pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n], c[0:n])
-  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];
   ctx.clock.lap("triad");
 
   double sum = 0;
 #pragma omp target teams distribute parallel for device(dev) map(alloc : a[0:n], b[0:n]) \
     map(tofrom : sum) reduction(+ : sum)
   for (std::size_t i = 0; i < n; ++i) sum += a[i] * b[i];
-  s.dot = sum;
+  dot = sum;
   ctx.clock.lap("dot");
+}
+
+void target_basic(StreamInstance& s, RunContext& ctx) {
+  if (s.single())
+    target_basic_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
+  else
+    target_basic_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
 }
 
 const Registration target_basic_registration{

@@ -56,11 +56,9 @@ inline double sum_on_team(const double* part, int count) {
 }
 #pragma omp end declare target
 
-void target_tuned(StreamInstance& s, RunContext& ctx) {
-  const std::size_t n = s.n;
-  double* a = s.a.data();
-  double* b = s.b.data();
-  double* c = s.c.data();
+template <class T>
+void target_tuned_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContext& ctx) {
+  const T q = T(scalar);
   const int dev = ctx.device;
   // The shapes are the device's (league(): one team on the host fallback).
   const int teams = league(ctx.on_device, long((n + threads - 1) / threads));
@@ -73,7 +71,7 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : b[0:n], c[0:n]) \
     num_teams(teams) thread_limit(threads)
-  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];
   ctx.clock.lap("mul");
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n]) \
@@ -83,7 +81,7 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
 
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n]) \
     num_teams(teams) thread_limit(threads)
-  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];
+  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];
   ctx.clock.lap("triad");
 
   double* result = pinned_slot<double>();
@@ -97,7 +95,7 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
       for (int lane = omp_get_thread_num(); lane < dot_threads; lane += omp_get_num_threads()) {
         std::size_t i = std::size_t(t) * dot_threads + lane;
         for (; i + (in_flight - 1) * stride < n; i += in_flight * stride) {
-          double x[in_flight], y[in_flight];
+          T x[in_flight], y[in_flight];
           for (int k = 0; k < in_flight; ++k) x[k] = a[i + k * stride];
           for (int k = 0; k < in_flight; ++k) y[k] = b[i + k * stride];
           for (int k = 0; k < in_flight; ++k) sum += x[k] * y[k];
@@ -108,8 +106,15 @@ void target_tuned(StreamInstance& s, RunContext& ctx) {
     dot_partial[t] = sum;
     if (last_team_done(dot_teams_done, nt)) *result = sum_on_team(dot_partial, nt);
   }
-  s.dot = *result;
+  dot = *result;
   ctx.clock.lap("dot");
+}
+
+void target_tuned(StreamInstance& s, RunContext& ctx) {
+  if (s.single())
+    target_tuned_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
+  else
+    target_tuned_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
 }
 
 const Registration target_tuned_registration{

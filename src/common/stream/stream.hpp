@@ -1,7 +1,8 @@
 #pragma once
 // stream: BabelStream's five kernels, the bandwidth ceiling every other result
 // is held against. Data layout (shared by host and target variants): three
-// separate arrays a, b, c of n doubles, 64-byte aligned.
+// separate arrays a, b, c of n doubles (or, with --precision single, n floats:
+// af, bf, cf), 64-byte aligned.
 #include <cstddef>
 #include <memory>
 #include <string>
@@ -26,9 +27,14 @@ constexpr KernelTraffic kernels[] = {{"copy", 2}, {"mul", 2}, {"add", 3}, {"tria
 
 std::size_t elements_for_size(const std::string& size);  // tiny, small, medium, large
 
+// The arrays' element type, `--precision single|double` (default double).
+// The dot sums in double in both: its products are of the arrays' type.
+enum class Precision { single, double_ };
+const char* precision_name(Precision p);  // "single", "double"
+
 class StreamInstance final : public Instance {
  public:
-  explicit StreamInstance(std::size_t n);
+  explicit StreamInstance(std::size_t n, Precision precision = Precision::double_);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
@@ -37,13 +43,25 @@ class StreamInstance final : public Instance {
   nlohmann::json observables(const std::string& kernel) const override;
 
   std::size_t n;
-  AlignedArray<double> a, b, c;
+  Precision precision;
+  bool single() const { return precision == Precision::single; }
+  std::size_t element_bytes() const { return single() ? sizeof(float) : sizeof(double); }
+  AlignedArray<double> a, b, c;  // double precision (empty in single)
+  AlignedArray<float> af, bf, cf;  // single precision (empty in double)
   double dot;  // written by the dot kernel of the last repetition
 };
 
 // Checks memory, then allocates: the workload and the ceiling measurement both use it.
 // The memory check of make_instance, allocating nothing.
-void check_instance(std::size_t n, const MemoryLimits& limits);
-std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits);
+void check_instance(std::size_t n, const MemoryLimits& limits, Precision precision = Precision::double_);
+std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits,
+                                              Precision precision = Precision::double_);
+
+// The validation's tolerances for n elements of type T after `repetitions`
+// repetitions (the bounds are derived beside them, in stream.cpp).
+struct Tolerances {
+  double element, dot;
+};
+Tolerances tolerances(Precision precision, std::size_t n, int repetitions);
 
 }  // namespace ompref::stream
