@@ -125,7 +125,7 @@ TEST(MeshSizes, HugeIsCube256AndCheckedAgainstMemoryFirst) {
     EXPECT_NE(std::string(e.what()).find("mesh cube 256 (100663296 tetrahedra)"), std::string::npos) << e.what();
   }
   MemoryLimits device = test_limits();
-  device.host_bytes = std::max(device.host_bytes, host_bytes_for(257.0 * 257 * 257, 6.0 * 256 * 256 * 256));
+  device.host_bytes = std::max(device.host_bytes, host_bytes_for(counts_before_topology(257.0 * 257 * 257, 6.0 * 256 * 256 * 256, 12.0 * 256 * 256)));
   device.device_bytes = 4e9;  // an 80 GB device would take it: 8.6 GB
   EXPECT_THROW(make_instance(MeshOptions{}, "huge", device), UsageError);
 }
