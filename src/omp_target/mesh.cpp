@@ -254,40 +254,48 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // mirror: end
 
-const Registration target_direct_registration{target_variant(
-    "mesh", "target_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-    target_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-    .for_kernel("direct").mirror_of("host_direct")};
-const Registration target_downward_registration{target_variant(
-    "mesh", "target_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-    target_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-    .for_kernel("downward").mirror_of("host_downward")};
-const Registration target_transverse_registration{target_variant(
-    "mesh", "target_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-    target_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-    .for_kernel("transverse").mirror_of("host_transverse")};
-const Registration target_ball_csr_registration{target_variant(
-    "mesh", "target_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-    target_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-    .for_kernel("upward_csr").mirror_of("host_ball_csr")};
+const Registration registrations[] = {
+    Registration{target_variant("mesh", "target_direct",
+                                "direct: x += v dt over the vertices' own fields, a stream over the mesh",
+                                target_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+                     .for_kernel("direct")
+                     .mirror_of("host_direct")},
+    Registration{target_variant("mesh", "target_downward",
+                                "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
+                                target_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+                     .for_kernel("downward")
+                     .mirror_of("host_downward")},
+    Registration{target_variant("mesh", "target_transverse",
+                                "transverse: each tet reads its face neighbours' barycentres (largest distance)",
+                                target_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+                     .for_kernel("transverse")
+                     .mirror_of("host_transverse")},
+    Registration{target_variant("mesh", "target_ball_csr",
+                                "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
+                                target_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+                     .for_kernel("upward_csr")
+                     .mirror_of("host_ball_csr")},
+    Registration{target_variant("mesh", "target_lumped_atomic",
+                                "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
+                                target_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+                     .for_kernel("lumped_atomic")
+                     .mirror_of("host_lumped_atomic")},
+    Registration{target_variant("mesh", "target_reduce",
+                                "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
+                                target_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+                     .for_kernel("reduce")
+                     .mirror_of("host_reduce")},
+};
 const Registration target_ball_binned_registration{target_variant(
     "mesh", "target_ball_binned",
     "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
     target_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
     .for_kernel("upward_binned").mirror_of("host_ball_binned")};
-const Registration target_lumped_atomic_registration{target_variant(
-    "mesh", "target_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-    target_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-    .for_kernel("lumped_atomic").mirror_of("host_lumped_atomic")};
 const Registration target_lumped_scatter_gather_registration{target_variant(
     "mesh", "target_lumped_scatter_gather",
     "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
     target_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
     .for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")};
-const Registration target_reduce_registration{target_variant(
-    "mesh", "target_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-    target_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-    .for_kernel("reduce").mirror_of("host_reduce")};
 const Registration target_reduce_blocks_registration{target_variant(
     "mesh", "target_reduce_blocks",
     "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",

@@ -253,38 +253,48 @@ void target_narrow_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   m.red = combine_blocks(part, part_index, nb);
 }
 
-const Registration target_narrow_direct_registration{target_variant(
-    "mesh", "target_narrow_direct", "direct, narrow: 32-bit index, restrict pointers",
-    target_narrow_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-    .for_kernel("direct").follows("target_shaped_direct")};
-const Registration target_narrow_downward_registration{target_variant(
-    "mesh", "target_narrow_downward", "downward, narrow: 32-bit tet and vertex indices, restrict pointers",
-    target_narrow_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-    .for_kernel("downward").follows("target_shaped_downward")};
-const Registration target_narrow_transverse_registration{target_variant(
-    "mesh", "target_narrow_transverse", "transverse, narrow: 32-bit tet and neighbour indices, restrict pointers",
-    target_narrow_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-    .for_kernel("transverse").follows("target_shaped_transverse")};
-const Registration target_narrow_ball_csr_registration{target_variant(
-    "mesh", "target_narrow_ball_csr", "upward over CSR balls, narrow: 32-bit vertex, corner and tet indices, restrict pointers",
-    target_narrow_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-    .for_kernel("upward_csr").follows("target_shaped_ball_csr")};
-const Registration target_narrow_ball_binned_registration{target_variant(
-    "mesh", "target_narrow_ball_binned", "upward over degree-binned balls, narrow: 32-bit row, tet and vertex indices, restrict pointers",
-    target_narrow_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-    .for_kernel("upward_binned").follows("target_shaped_ball_binned")};
-const Registration target_narrow_lumped_atomic_registration{target_variant(
-    "mesh", "target_narrow_lumped_atomic", "lumped volumes with atomics, narrow: 32-bit indices, restrict pointers",
-    target_narrow_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-    .for_kernel("lumped_atomic").follows("target_shaped_lumped_atomic")};
-const Registration target_narrow_lumped_scatter_gather_registration{target_variant(
-    "mesh", "target_narrow_lumped_scatter_gather", "lumped volumes by scatter/gather, narrow: 32-bit indices, restrict pointers",
-    target_narrow_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-    .for_kernel("lumped_scatter_gather").follows("target_shaped_lumped_scatter_gather")};
-const Registration target_narrow_reduce_blocks_registration{target_variant(
-    "mesh", "target_narrow_reduce_blocks", "reductions in two levels, narrow: each team's threads take elements by their number (grid stride), 32-bit, firstprivate",
-    target_narrow_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-    .for_kernel("reduce").follows("target_shaped_reduce_blocks")};
+const Registration registrations[] = {
+    Registration{target_variant("mesh", "target_narrow_direct",
+                                "direct, narrow: 32-bit index, restrict pointers",
+                                target_narrow_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+                     .for_kernel("direct")
+                     .follows("target_shaped_direct")},
+    Registration{target_variant("mesh", "target_narrow_downward",
+                                "downward, narrow: 32-bit tet and vertex indices, restrict pointers",
+                                target_narrow_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+                     .for_kernel("downward")
+                     .follows("target_shaped_downward")},
+    Registration{target_variant("mesh", "target_narrow_transverse",
+                                "transverse, narrow: 32-bit tet and neighbour indices, restrict pointers",
+                                target_narrow_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+                     .for_kernel("transverse")
+                     .follows("target_shaped_transverse")},
+    Registration{target_variant("mesh", "target_narrow_ball_csr",
+                                "upward over CSR balls, narrow: 32-bit vertex, corner and tet indices, restrict pointers",
+                                target_narrow_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+                     .for_kernel("upward_csr")
+                     .follows("target_shaped_ball_csr")},
+    Registration{target_variant("mesh", "target_narrow_ball_binned",
+                                "upward over degree-binned balls, narrow: 32-bit row, tet and vertex indices, restrict pointers",
+                                target_narrow_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
+                     .for_kernel("upward_binned")
+                     .follows("target_shaped_ball_binned")},
+    Registration{target_variant("mesh", "target_narrow_lumped_atomic",
+                                "lumped volumes with atomics, narrow: 32-bit indices, restrict pointers",
+                                target_narrow_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+                     .for_kernel("lumped_atomic")
+                     .follows("target_shaped_lumped_atomic")},
+    Registration{target_variant("mesh", "target_narrow_lumped_scatter_gather",
+                                "lumped volumes by scatter/gather, narrow: 32-bit indices, restrict pointers",
+                                target_narrow_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
+                     .for_kernel("lumped_scatter_gather")
+                     .follows("target_shaped_lumped_scatter_gather")},
+    Registration{target_variant("mesh", "target_narrow_reduce_blocks",
+                                "reductions in two levels, narrow: each team's threads take elements by their number (grid stride), 32-bit, firstprivate",
+                                target_narrow_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+                     .for_kernel("reduce")
+                     .follows("target_shaped_reduce_blocks")},
+};
 
 }  // namespace
 }  // namespace ompref::mesh

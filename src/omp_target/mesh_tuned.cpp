@@ -336,38 +336,48 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   m.red = *result;
 }
 
-const Registration target_tuned_direct_registration{target_variant(
-    "mesh", "target_tuned_direct", "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
-    target_tuned_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-    .for_kernel("direct").follows("target_narrow_direct")};
-const Registration target_tuned_downward_registration{target_variant(
-    "mesh", "target_tuned_downward", "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-    .for_kernel("downward").follows("target_narrow_downward")};
-const Registration target_tuned_transverse_registration{target_variant(
-    "mesh", "target_tuned_transverse", "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
-    target_tuned_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-    .for_kernel("transverse").follows("target_narrow_transverse")};
-const Registration target_tuned_ball_csr_registration{target_variant(
-    "mesh", "target_tuned_ball_csr", "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
-    target_tuned_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-    .for_kernel("upward_csr").follows("target_narrow_ball_csr")};
-const Registration target_tuned_ball_binned_registration{target_variant(
-    "mesh", "target_tuned_ball_binned", "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
-    target_tuned_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-    .for_kernel("upward_binned").follows("target_narrow_ball_binned")};
-const Registration target_tuned_lumped_atomic_registration{target_variant(
-    "mesh", "target_tuned_lumped_atomic", "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-    .for_kernel("lumped_atomic").follows("target_narrow_lumped_atomic")};
-const Registration target_tuned_lumped_scatter_gather_registration{target_variant(
-    "mesh", "target_tuned_lumped_scatter_gather", "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
-    target_tuned_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-    .for_kernel("lumped_scatter_gather").follows("target_narrow_lumped_scatter_gather")};
-const Registration target_tuned_reduce_blocks_registration{target_variant(
-    "mesh", "target_tuned_reduce_blocks", "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
-    target_tuned_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-    .for_kernel("reduce").follows("target_narrow_reduce_blocks")};
+const Registration registrations[] = {
+    Registration{target_variant("mesh", "target_tuned_direct",
+                                "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
+                                target_tuned_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+                     .for_kernel("direct")
+                     .follows("target_narrow_direct")},
+    Registration{target_variant("mesh", "target_tuned_downward",
+                                "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
+                                target_tuned_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+                     .for_kernel("downward")
+                     .follows("target_narrow_downward")},
+    Registration{target_variant("mesh", "target_tuned_transverse",
+                                "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
+                                target_tuned_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+                     .for_kernel("transverse")
+                     .follows("target_narrow_transverse")},
+    Registration{target_variant("mesh", "target_tuned_ball_csr",
+                                "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
+                                target_tuned_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+                     .for_kernel("upward_csr")
+                     .follows("target_narrow_ball_csr")},
+    Registration{target_variant("mesh", "target_tuned_ball_binned",
+                                "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
+                                target_tuned_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
+                     .for_kernel("upward_binned")
+                     .follows("target_narrow_ball_binned")},
+    Registration{target_variant("mesh", "target_tuned_lumped_atomic",
+                                "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
+                                target_tuned_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+                     .for_kernel("lumped_atomic")
+                     .follows("target_narrow_lumped_atomic")},
+    Registration{target_variant("mesh", "target_tuned_lumped_scatter_gather",
+                                "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
+                                target_tuned_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
+                     .for_kernel("lumped_scatter_gather")
+                     .follows("target_narrow_lumped_scatter_gather")},
+    Registration{target_variant("mesh", "target_tuned_reduce_blocks",
+                                "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
+                                target_tuned_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+                     .for_kernel("reduce")
+                     .follows("target_narrow_reduce_blocks")},
+};
 
 }  // namespace
 }  // namespace ompref::mesh

@@ -18,8 +18,9 @@
 // The sources: mesh.cpp (the instance and the workload), mesh_input.cpp (the
 // generated cube, libMeshb data), mesh_renumber.cpp (Hilbert orders),
 // mesh_topology.cpp (neighbours, balls, bins), mesh_reference.cpp (the long-
-// double host reference), mesh_kernels.cpp (per kernel: model, validation,
-// observables).
+// double arithmetic of the reference, the kernels' input fields),
+// mesh_kernels.cpp (per kernel: outputs, reference, check, observables,
+// device data and model; the sizes of every array and the memory estimates).
 #include <cstdint>
 #include <map>
 #include <memory>
