@@ -14,16 +14,16 @@
 // the kernels below name the same arrays with map(alloc:), which finds them
 // present and moves nothing.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
-#include "common/mesh/mesh_data.hpp"
 
 namespace ompref::mesh {
-
 namespace {
 
 // mirror: begin
