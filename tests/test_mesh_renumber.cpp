@@ -50,12 +50,13 @@ TEST(Mesh, RenumberingLeavesEveryResultUnchanged) {
     run_one(*m, "mesh", "target_lumped_scatter_gather", "custom", 1, 0);
     run_one(*base, "mesh", "host_lumped_atomic", "custom", 1, 0);
     for (std::int64_t v = 0; v < m->nv; ++v)
-      ASSERT_NEAR(m->lumped[v], base->lumped[m->vertex_origin[v]], 1e-12 * base->lumped[m->vertex_origin[v]]) << order;
+      ASSERT_NEAR(m->output("lumped")[v], base->output("lumped")[m->vertex_origin[v]],
+                  1e-12 * base->output("lumped")[m->vertex_origin[v]]) << order;
     run_one(*m, "mesh", "host_ball_binned", "custom", 1, 0);
     run_one(*base, "mesh", "host_ball_csr", "custom", 1, 0);
     for (std::int64_t v = 0; v < m->nv; ++v)
       for (int k = 0; k < 3; ++k)
-        ASSERT_NEAR(m->smooth[3 * v + k], base->smooth[3 * m->vertex_origin[v] + k], 1e-14) << order;
+        ASSERT_NEAR(m->output("smooth")[3 * v + k], base->output("smooth")[3 * m->vertex_origin[v] + k], 1e-14) << order;
     run_one(*m, "mesh", "target_reduce", "custom", 1, 0);
     EXPECT_NEAR(m->red.volume_sum, 1.0, 1e-12) << order;
   }

@@ -50,23 +50,34 @@ inline std::string tag_of(const std::string& variant) {
   return v ? v->kernel : "";
 }
 
-// Every output of every kernel (the arrays, then the reductions), copied: a
-// kernel's are those that differ from what reset() leaves (NaN, or crd for pos).
+// Every output of every kernel (the arrays the kernel table declares, then the
+// reductions), copied: a kernel's are those that differ from what reset()
+// leaves (NaN, or crd for pos).
 inline std::vector<double> all_outputs(const MeshInstance& m) {
   std::vector<double> out;
-  for (const std::vector<double>* a : {&m.pos, &m.out_volume, &m.out_centre, &m.spread, &m.smooth, &m.lumped})
-    out.insert(out.end(), a->begin(), a->end());
+  for (const std::string& name : m.output_names()) {
+    const std::vector<double>& a = m.output(name);
+    out.insert(out.end(), a.begin(), a.end());
+  }
   const Reductions& r = m.red;
   out.insert(out.end(), {r.volume_sum, r.volume_min, r.volume_max, r.quality_sum, r.quality_max, r.quality_min.value,
                          double(r.quality_min.index)});
   return out;
 }
 
-// A few elements of every kernel's outputs, to corrupt.
+// A few elements of every kernel's outputs, to corrupt: of each declared
+// output array its element 5 (or its first) and its last, and the reductions.
 inline std::vector<double*> output_probes(MeshInstance& m) {
-  return {&m.pos[7],           &m.out_volume[5],    &m.out_centre[11],          &m.spread[9],
-          &m.smooth.back(),    &m.lumped[13],       &m.red.volume_sum,          &m.red.volume_min,
-          &m.red.quality_max,  &m.red.quality_min.value};
+  std::vector<double*> probes;
+  for (const std::string& name : m.output_names()) {
+    std::vector<double>& a = m.output(name);
+    if (a.empty()) continue;
+    probes.push_back(&a[std::min<std::size_t>(5, a.size() - 1)]);
+    probes.push_back(&a.back());
+  }
+  for (double* p : {&m.red.volume_sum, &m.red.volume_min, &m.red.quality_max, &m.red.quality_min.value})
+    probes.push_back(p);
+  return probes;
 }
 
 // The same value, NaN included.

@@ -1,6 +1,6 @@
-// mesh, the steps beside the pair: the tuned offload step
-// (src/omp_target/mesh_tuned.cpp) validates and gives the pair's results on
-// its kernels; the native CUDA twins (src/native_cuda/mesh.cu) are there, one
+// mesh, the steps beside the pair: every step of the tuned form
+// (src/omp_target/mesh_1_shaped.cpp, mesh_2_narrow.cpp, mesh_tuned.cpp)
+// validates and gives the pair's results on its kernels; the native CUDA twins (src/native_cuda/mesh.cu) are there, one
 // per kernel tag, exactly in builds with CUDA; the huge size is checked
 // against memory before anything is allocated.
 #include <algorithm>
@@ -36,6 +36,33 @@ std::vector<const Variant*> tuned_variants() {
 // target_tuned_<pair> -> target_<pair>
 std::string plain_of(const Variant& tuned) { return "target_" + tuned.name.substr(tuned_prefix.size()); }
 
+// Every step of the tuned form (a target variant that follows another), with
+// the pair's variant its chain of steps starts from.
+std::vector<std::pair<const Variant*, const Variant*>> steps_and_pairs() {
+  std::vector<std::pair<const Variant*, const Variant*>> out;
+  for (const Variant* v : registry().variants("mesh")) {
+    if (v->kind != Kind::target || v->step_of.empty()) continue;
+    const Variant* from = v;
+    for (int hops = 0; from && from->mirrors.empty() && hops < 10; ++hops)
+      from = registry().variant("mesh", from->step_of);
+    EXPECT_TRUE(from && !from->mirrors.empty()) << v->name << ": its steps lead to no variant of the pair";
+    if (from) out.emplace_back(v, from);
+  }
+  return out;
+}
+
+TEST(MeshTuned, EveryStepFollowsTheStepBeforeItOnTheSameKernel) {
+  const auto steps = steps_and_pairs();
+  EXPECT_GE(steps.size(), 3 * tuned_variants().size()) << "three steps per tuned kernel";
+  for (const auto& [step, pair] : steps) {
+    const Variant* before = registry().variant("mesh", step->step_of);
+    ASSERT_NE(before, nullptr) << step->name;
+    EXPECT_EQ(step->kernel, before->kernel) << step->name;
+    EXPECT_EQ(step->kernel, pair->kernel) << step->name;
+    EXPECT_NE(step->file, before->file) << step->name << ": a step is a diff against another file";
+  }
+}
+
 TEST(MeshTuned, EveryTunedStepHasItsPairsKindAndTag) {
   const auto tuned = tuned_variants();
   ASSERT_GE(tuned.size(), 2u) << "at least direct and downward";
@@ -64,12 +91,14 @@ TEST(MeshTuned, ValidatesAtTinyAndOnAJitteredHilbertCube) {
   }
 }
 
-TEST(MeshTuned, GivesThePlainVariantsResults) {
+TEST(MeshTuned, EveryStepGivesThePairsResults) {
   auto m = cube(4, "hilbert-degree", 0.1);
   m->reset();
   const std::vector<double> unwritten = all_outputs(*m);
-  for (const Variant* v : tuned_variants()) {
-    run_one(*m, "mesh", plain_of(*v), "custom", 2, 0);
+  for (const auto& [v, pair] : steps_and_pairs()) {
+    RunResult r = run_one(*m, "mesh", v->name, "custom", 2, 0);
+    EXPECT_TRUE(r.check.valid) << v->name << ": " << r.check.detail;
+    run_one(*m, "mesh", pair->name, "custom", 2, 0);
     const std::vector<double> plain = all_outputs(*m);
     run_one(*m, "mesh", v->name, "custom", 2, 0);
     const std::vector<double> tuned = all_outputs(*m);
@@ -125,8 +154,8 @@ TEST(MeshSizes, HugeIsCube256AndCheckedAgainstMemoryFirst) {
     EXPECT_NE(std::string(e.what()).find("mesh cube 256 (100663296 tetrahedra)"), std::string::npos) << e.what();
   }
   MemoryLimits device = test_limits();
-  device.host_bytes = std::max(device.host_bytes, host_bytes_for(257.0 * 257 * 257, 6.0 * 256 * 256 * 256));
-  device.device_bytes = 4e9;  // an 80 GB device would take it: 8.6 GB
+  device.host_bytes = std::max(device.host_bytes, host_bytes_for(counts_before_topology(257.0 * 257 * 257, 6.0 * 256 * 256 * 256, 12.0 * 256 * 256)));
+  device.device_bytes = 4e9;  // an 80 GB device would take it: 7.05 GB
   EXPECT_THROW(make_instance(MeshOptions{}, "huge", device), UsageError);
 }
 

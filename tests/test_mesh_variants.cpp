@@ -78,13 +78,13 @@ TEST(Mesh, LumpedVolumesSumToTheTotalAndAgreeAcrossMethods) {
     RunResult r = run_one(*m, "mesh", name, "custom", 2, 0);
     ASSERT_TRUE(r.check.valid) << name << ": " << r.check.detail;
     long double sum = 0;
-    for (double x : m->lumped) sum += x;
+    for (double x : m->output("lumped")) sum += x;
     EXPECT_NEAR(double(sum), double(m->ref_volume_sum), 1e-12) << name;
-    got.push_back(m->lumped);
+    got.push_back(m->output("lumped"));
   }
   for (const auto& g : got)
     for (std::int64_t v = 0; v < m->nv; ++v)
-      ASSERT_NEAR(g[v], m->ref_lumped[v], 1e-12 * std::fabs(m->ref_lumped[v])) << "vertex " << v;
+      ASSERT_NEAR(g[v], m->expected("lumped")[v], 1e-12 * std::fabs(m->expected("lumped")[v])) << "vertex " << v;
 }
 
 TEST(Mesh, HostAndTargetAgreeOnEveryKernel) {
@@ -107,9 +107,9 @@ TEST(Mesh, HostAndTargetAgreeOnEveryKernel) {
   }
   // The two ball layouts give the same smoothing.
   run_one(*m, "mesh", "host_ball_csr", "custom", 1, 0);
-  const std::vector<double> csr = m->smooth;
+  const std::vector<double> csr = m->output("smooth");
   run_one(*m, "mesh", "host_ball_binned", "custom", 1, 0);
-  for (std::int64_t i = 0; i < 3 * m->nv; ++i) ASSERT_DOUBLE_EQ(csr[i], m->smooth[i]) << i;
+  for (std::int64_t i = 0; i < 3 * m->nv; ++i) ASSERT_DOUBLE_EQ(csr[i], m->output("smooth")[i]) << i;
 }
 
 }  // namespace

@@ -72,7 +72,7 @@ __global__ void __launch_bounds__(block_threads)
 
 void native_direct(MeshInstance& m, RunContext& ctx) {
   native::select(ctx.device);
-  launch("direct", direct_kernel, 3 * m.nv, native::present(m.pos.data(), ctx.device),
+  launch("direct", direct_kernel, 3 * m.nv, native::present(m.output("pos").data(), ctx.device),
          native::present(m.vel.data(), ctx.device), std::int32_t(3 * m.nv));
 }
 
@@ -97,7 +97,7 @@ void native_downward(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   native::select(dev);
   launch("downward", downward_kernel, m.nt, native::present(m.tet.data(), dev), native::present(m.crd.data(), dev),
-         native::present(m.out_volume.data(), dev), native::present(m.out_centre.data(), dev), std::int32_t(m.nt));
+         native::present(m.output("out_volume").data(), dev), native::present(m.output("out_centre").data(), dev), std::int32_t(m.nt));
 }
 
 // ---------------------------------------------------------------- transverse
@@ -125,7 +125,7 @@ void native_transverse(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   native::select(dev);
   launch("transverse", transverse_kernel, m.nt, native::present(m.tet_nbr.data(), dev),
-         native::present(m.centre.data(), dev), native::present(m.spread.data(), dev), std::int32_t(m.nt));
+         native::present(m.centre.data(), dev), native::present(m.output("spread").data(), dev), std::int32_t(m.nt));
 }
 
 // ---------------------------------------------------------------- upward
@@ -156,7 +156,7 @@ void native_upward_csr(MeshInstance& m, RunContext& ctx) {
   native::select(dev);
   launch("upward_csr", ball_csr_kernel, m.nv, native::present(m.ball_offset.data(), dev),
          native::present(m.ball_corner.data(), dev), native::present(m.centre.data(), dev),
-         native::present(m.crd.data(), dev), native::present(m.smooth.data(), dev), std::int32_t(m.nv));
+         native::present(m.crd.data(), dev), native::present(m.output("smooth").data(), dev), std::int32_t(m.nv));
 }
 
 // The bins' arrays on the device.
@@ -200,7 +200,7 @@ void native_upward_binned(MeshInstance& m, RunContext& ctx) {
                           native::present(b.degree.data(), dev), native::present(b.corner.data(), dev),
                           b.bin_count()};
   launch("upward_binned", ball_binned_kernel, b.rows(), bins, native::present(m.centre.data(), dev),
-         native::present(m.crd.data(), dev), native::present(m.smooth.data(), dev), b.rows());
+         native::present(m.crd.data(), dev), native::present(m.output("smooth").data(), dev), b.rows());
 }
 
 // ---------------------------------------------------------------- indirect writes
@@ -233,7 +233,7 @@ __global__ void __launch_bounds__(block_threads)
 void native_lumped_atomic(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   native::select(dev);
-  double* lumped = native::present(m.lumped.data(), dev);
+  double* lumped = native::present(m.output("lumped").data(), dev);
   check(cudaMemsetAsync(lumped, 0, std::size_t(m.nv) * sizeof(double), 0), "cudaMemsetAsync (lumped)");
   launch("lumped_atomic", lumped_atomic_kernel, m.nt, native::present(m.tet.data(), dev),
          native::present(m.crd.data(), dev), lumped, std::int32_t(m.nt));
@@ -270,7 +270,7 @@ void native_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   double* tmp = native::present(m.corner_tmp.data(), dev);
   launch("scatter", scatter_kernel, m.nt, tet, native::present(m.crd.data(), dev), tmp, std::int32_t(m.nt));
   launch("gather", gather_kernel, m.nv, native::present(m.ball_offset.data(), dev),
-         native::present(m.ball_corner.data(), dev), tmp, native::present(m.lumped.data(), dev), std::int32_t(m.nv));
+         native::present(m.ball_corner.data(), dev), tmp, native::present(m.output("lumped").data(), dev), std::int32_t(m.nv));
 }
 
 // ---------------------------------------------------------------- reductions
@@ -417,34 +417,42 @@ void native_reduce(MeshInstance& m, RunContext& ctx) {
 
 const Registration native_direct_registration{native_variant(
     "mesh", "native_direct", "direct as plain CUDA: one coordinate per thread, the twin of target_direct",
-    native_direct, direct_data).for_kernel("direct")};
+    native_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+    .for_kernel("direct")};
 const Registration native_downward_registration{native_variant(
     "mesh", "native_downward",
     "downward as plain CUDA: one tet per thread, its 4 vertex numbers in one 16-byte load, coordinates via __ldg",
-    native_downward, downward_data).for_kernel("downward")};
+    native_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+    .for_kernel("downward")};
 const Registration native_transverse_registration{native_variant(
     "mesh", "native_transverse", "transverse as plain CUDA: one tet per thread, its 4 neighbours in one 16-byte load",
-    native_transverse, transverse_data).for_kernel("transverse")};
+    native_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+    .for_kernel("transverse")};
 const Registration native_upward_csr_registration{native_variant(
     "mesh", "native_upward_csr",
     "upward over CSR balls as plain CUDA: one vertex per thread, the twin of target_ball_csr",
-    native_upward_csr, ball_csr_data).for_kernel("upward_csr")};
+    native_upward_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+    .for_kernel("upward_csr")};
 const Registration native_upward_binned_registration{native_variant(
     "mesh", "native_upward_binned",
     "upward over degree-binned balls as plain CUDA: one bin row per thread, the twin of target_ball_binned",
-    native_upward_binned, ball_binned_data).for_kernel("upward_binned")};
+    native_upward_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
+    .for_kernel("upward_binned")};
 const Registration native_lumped_atomic_registration{native_variant(
     "mesh", "native_lumped_atomic", "lumped volumes as plain CUDA: cudaMemsetAsync, then one tet per thread, atomicAdd",
-    native_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic")};
+    native_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+    .for_kernel("lumped_atomic")};
 const Registration native_lumped_scatter_gather_registration{native_variant(
     "mesh", "native_lumped_scatter_gather",
     "lumped volumes as plain CUDA: a scatter launch (one tet per thread), then a gather launch (one vertex per thread)",
-    native_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather")};
+    native_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
+    .for_kernel("lumped_scatter_gather")};
 const Registration native_reduce_registration{native_variant(
     "mesh", "native_reduce",
     "reductions as plain CUDA: warp shuffles per block, the last block combines the partials, one launch; the twin "
     "of target_reduce and target_reduce_blocks",
-    native_reduce, reduce_data).for_kernel("reduce")};
+    native_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+    .for_kernel("reduce")};
 
 }  // namespace
 }  // namespace ompref::mesh

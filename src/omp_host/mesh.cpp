@@ -22,7 +22,7 @@ namespace {
 // Direct: loop over vertices, read and write the vertex's own data.
 void host_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t n = 3 * m.nv;
-  double* pos = m.pos.data();
+  double* pos = m.output("pos").data();
   const double* vel = m.vel.data();
   const double dt = direct_dt;
 #pragma omp parallel for simd schedule(static)
@@ -34,8 +34,8 @@ void host_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
-  double* volume = m.out_volume.data();
-  double* centre = m.out_centre.data();
+  double* volume = m.output("out_volume").data();
+  double* centre = m.output("out_centre").data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < nt; ++t) {
     const double* a = crd + 3 * std::int64_t(tet[4 * t + 0]);
@@ -52,7 +52,7 @@ void host_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* nbr = m.tet_nbr.data();
   const double* centre = m.centre.data();
-  double* spread = m.spread.data();
+  double* spread = m.output("spread").data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < nt; ++t) {
     double best = 0;
@@ -71,7 +71,7 @@ void host_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int32_t* corner = m.ball_corner.data();
   const double* centre = m.centre.data();
   const double* crd = m.crd.data();
-  double* smooth = m.smooth.data();
+  double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) {
@@ -98,7 +98,7 @@ void host_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int32_t* corner = m.bins.corner.data();
   const double* centre = m.centre.data();
   const double* crd = m.crd.data();
-  double* smooth = m.smooth.data();
+  double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp parallel for schedule(static)
   for (std::int64_t r = 0; r < rows; ++r) {
@@ -122,7 +122,7 @@ void host_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
-  double* lumped = m.lumped.data();
+  double* lumped = m.output("lumped").data();
 #pragma omp parallel for simd schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) lumped[v] = 0;
 #pragma omp parallel for schedule(static)
@@ -146,7 +146,7 @@ void host_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ct
   const std::int32_t* offset = m.ball_offset.data();
   const std::int32_t* corner = m.ball_corner.data();
   double* tmp = m.corner_tmp.data();
-  double* lumped = m.lumped.data();
+  double* lumped = m.output("lumped").data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < nt; ++t) {
     const std::int32_t* e = tet + 4 * t;

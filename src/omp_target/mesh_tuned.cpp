@@ -1,55 +1,26 @@
-// mesh on the device, tuned: the pair's gathers and indirect writes
-// (src/omp_target/mesh.cpp) shaped the way their CUDA twins
-// (src/native_cuda/mesh.cu) run, with standard OpenMP only. What changes,
-// kernel for kernel (`diff src/omp_target/mesh.cpp src/omp_target/mesh_tuned.cpp`):
-//  - `num_teams(teams_for(n, ctx)) thread_limit(tuned_threads)`: on a device
-//    n / 256 teams of 256 threads, one item per thread. Without them clang-19
-//    chose 3,200 teams of 128 threads on an H200, and each thread walked a
-//    grid-stride loop of 31 tets where CUDA gives each thread one. (Its
-//    default schedules for a combined construct on a GPU, dist_schedule(
-//    static, threads per team) and schedule(static, 1), then give thread i of
-//    team b item 256 b + i: consecutive threads read consecutive items, as in
-//    CUDA.) The kernels read the run context for it, as the target pair does
-//    for its device number.
-//  - 32-bit loop variables and index arithmetic: make_instance keeps 4 nt and
-//    3 nv below 2^31, so every corner, neighbour and coordinate offset fits.
-//    A 64-bit loop costs 64-bit compares, increments and multiplies per item.
-//  - `__restrict__` on the local pointers: no store may alias a load, so the
-//    compiler may keep and reorder loads (and use the read-only path).
+// mesh on the device, the tuned form (step 3): loads as the CUDA twins
+// (src/native_cuda/mesh.cu) issue them, and the reduction finished on the
+// device (`diff src/omp_target/mesh_2_narrow.cpp src/omp_target/mesh_tuned.cpp`):
 //  - a tet's 4 vertex (or neighbour) numbers read from a row known to be
-//    16-byte aligned (`__builtin_assume_aligned`): one vector load instead of
-//    four. tet[] and tet_nbr[] start 16-byte aligned (operator new on the
-//    host, the runtime's device allocations) and a row is 16 bytes.
+//    16-byte aligned (row4, `__builtin_assume_aligned`): one vector load
+//    instead of four. tet[] and tet_nbr[] start 16-byte aligned (operator new
+//    on the host, the runtime's device allocations) and a row is 16 bytes.
 //  - the gathered coordinates copied into registers before anything is
-//    stored (load_point): `__restrict__` does not reach the region's outlined
-//    function in clang-19, which otherwise loads the 12 coordinates again
-//    after the volume's store, in case it changed them.
-// The device data are the pair's declarations (mesh_data.hpp); the
-// validation, the model and the kernel tags are the pair's. Of the
-// reductions only the two-level one has a tuned step (target_reduce is the
-// runtime's cross-team reduction, the lesson of docs/mesh.md):
-//  - as many teams as run at once (660: 5 of 256 threads per multiprocessor
-//    of an H200 at 48 registers a thread) instead of 1024, about two waves
-//    of the pair's kernel at its 56 registers.
-//  - inside a team a `parallel` region whose threads take their elements by
-//    their number (omp_get_thread_num) instead of `parallel for
-//    schedule(static, 1)`, which ran the runtime's chunk loop around every
-//    element (42.2 M warp instructions at cube 128 against 23.6 M); lane
-//    256 b + i of team b takes every (660 x 256)-th element, as CUDA's
-//    grid-stride loop does, a thread looping over lanes if the runtime gives
-//    the region fewer than 256 threads.
-//  - 4 elements of each array loaded before any is folded in, so that a
-//    thread has 8 loads in flight instead of 2 (clang does not unroll the
-//    loop by itself).
-//  - `firstprivate` for the pointers and bounds the loop reads, so that the
-//    nested region gets their values rather than their addresses.
-//  - the partials stay on the device: each team counts itself done with an
-//    `atomic capture` between two flushes (last_team_done, shared with
-//    stream's tuned dot in team_reduction.hpp), and the last one combines them
-//    (CUDA's last-block reduction), so only the 56-byte result comes back,
-//    mapped with the kernel into page-locked host memory (pinned_slot).
-//    The combination uses its own variables in its own function: reusing
-//    the block's reduction variables gave a wrong minimum under clang-19.
+//    stored (load_point), and a ball's bounds read once: `__restrict__` does
+//    not reach the region's outlined function in clang-19, which otherwise
+//    loads the 12 coordinates again after the volume's store.
+//  - direct and ball_binned gather no rows: they are step 2's kernels, under
+//    the names every measurement of the tuned form uses.
+//  - the two-level reduction: 4 elements of each array loaded before any is
+//    folded in (8 loads in flight a thread instead of 2: clang does not unroll
+//    the loop by itself); the partials stay on the device, where the last team
+//    to finish (last_team_done: an `atomic capture` between two flushes, shared
+//    with stream's tuned dot in team_reduction.hpp) combines them, so only the
+//    56-byte result comes back with the kernel, into page-locked host memory
+//    (pinned_slot). The combination has its own variables in its own function:
+//    reusing the block's reduction variables gave a wrong minimum under clang-19.
+// The steps: mesh.cpp (the pair), mesh_1_shaped.cpp, mesh_2_narrow.cpp, this
+// file; docs/mesh.md has what each was measured to give.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -58,9 +29,9 @@
 #include <omp.h>
 
 #include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
-#include "common/mesh/mesh_data.hpp"
 #include "omp_target/team_reduction.hpp"
 
 namespace ompref::mesh {
@@ -72,6 +43,11 @@ constexpr int tuned_threads = 256;
 int teams_for(std::int64_t items, const RunContext& ctx) {
   return league(ctx.on_device, long((items + tuned_threads - 1) / tuned_threads));
 }
+// Teams of the two-level reduction: 5 of 256 threads per multiprocessor of an
+// H200 (132), as many as run at once at 48 registers a thread (one wave); at
+// most reduce_blocks partials.
+constexpr int reduce_teams = 660;
+static_assert(reduce_teams <= reduce_blocks);
 
 #pragma omp declare target
 // Row t of a 4-column int32 table (tet, tet_nbr): 16-byte aligned.
@@ -97,7 +73,7 @@ inline double quarter_volume(const double* crd, const std::int32_t* e) {
 void target_tuned_direct(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int32_t n = std::int32_t(3 * m.nv);
-  double* __restrict__ pos = m.pos.data();
+  double* __restrict__ pos = m.output("pos").data();
   const double* __restrict__ vel = m.vel.data();
   const double dt = direct_dt;
   const int teams = teams_for(n, ctx);
@@ -112,8 +88,8 @@ void target_tuned_downward(MeshInstance& m, RunContext& ctx) {
   const std::int32_t nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ tet = m.tet.data();
   const double* __restrict__ crd = m.crd.data();
-  double* __restrict__ volume = m.out_volume.data();
-  double* __restrict__ centre = m.out_centre.data();
+  double* __restrict__ volume = m.output("out_volume").data();
+  double* __restrict__ centre = m.output("out_centre").data();
   const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
@@ -135,7 +111,7 @@ void target_tuned_transverse(MeshInstance& m, RunContext& ctx) {
   const std::int32_t nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ nbr = m.tet_nbr.data();
   const double* __restrict__ centre = m.centre.data();
-  double* __restrict__ spread = m.spread.data();
+  double* __restrict__ spread = m.output("spread").data();
   const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
@@ -163,7 +139,7 @@ void target_tuned_ball_csr(MeshInstance& m, RunContext& ctx) {
   const std::int32_t* __restrict__ corner = m.ball_corner.data();
   const double* __restrict__ centre = m.centre.data();
   const double* __restrict__ crd = m.crd.data();
-  double* __restrict__ smooth = m.smooth.data();
+  double* __restrict__ smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
   const int teams = teams_for(nv, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
@@ -195,7 +171,7 @@ void target_tuned_ball_binned(MeshInstance& m, RunContext& ctx) {
   const std::int32_t* __restrict__ corner = m.bins.corner.data();
   const double* __restrict__ centre = m.centre.data();
   const double* __restrict__ crd = m.crd.data();
-  double* __restrict__ smooth = m.smooth.data();
+  double* __restrict__ smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
   const int teams = teams_for(rows, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads)  \
@@ -223,7 +199,7 @@ void target_tuned_lumped_atomic(MeshInstance& m, RunContext& ctx) {
   const std::int32_t nv = std::int32_t(m.nv), nt = std::int32_t(m.nt);
   const std::int32_t* __restrict__ tet = m.tet.data();
   const double* __restrict__ crd = m.crd.data();
-  double* __restrict__ lumped = m.lumped.data();
+  double* __restrict__ lumped = m.output("lumped").data();
   const int vertex_teams = teams_for(nv, ctx), tet_teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for simd device(dev) num_teams(vertex_teams) \
     thread_limit(tuned_threads) map(alloc : lumped[0:nv])
@@ -251,7 +227,7 @@ void target_tuned_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   const std::int32_t* __restrict__ offset = m.ball_offset.data();
   const std::int32_t* __restrict__ corner = m.ball_corner.data();
   double* __restrict__ tmp = m.corner_tmp.data();
-  double* __restrict__ lumped = m.lumped.data();
+  double* __restrict__ lumped = m.output("lumped").data();
   const int vertex_teams = teams_for(nv, ctx), tet_teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(tet_teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
@@ -271,12 +247,7 @@ void target_tuned_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   }
 }
 
-// Teams of the tuned two-level reduction: 5 of 256 threads per multiprocessor
-// of an H200 (132), as many as its 48 registers a thread let run at once
-// (one wave); at most reduce_blocks partials. Each thread keeps in_flight
-// elements of each array in flight per pass.
-constexpr int reduce_teams = 660;
-static_assert(reduce_teams <= reduce_blocks);
+// Elements of each array a thread of the two-level reduction keeps in flight per pass.
 constexpr int in_flight = 4;
 
 #pragma omp declare target
@@ -365,37 +336,48 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   m.red = *result;
 }
 
-const Registration target_tuned_direct_registration{target_variant(
-    "mesh", "target_tuned_direct",
-    "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
-    target_tuned_direct, direct_data).for_kernel("direct").follows("target_direct")};
-const Registration target_tuned_downward_registration{target_variant(
-    "mesh", "target_tuned_downward",
-    "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_downward, downward_data).for_kernel("downward").follows("target_downward")};
-const Registration target_tuned_transverse_registration{target_variant(
-    "mesh", "target_tuned_transverse",
-    "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
-    target_tuned_transverse, transverse_data).for_kernel("transverse").follows("target_transverse")};
-const Registration target_tuned_ball_csr_registration{target_variant(
-    "mesh", "target_tuned_ball_csr", "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
-    target_tuned_ball_csr, ball_csr_data).for_kernel("upward_csr").follows("target_ball_csr")};
-const Registration target_tuned_ball_binned_registration{target_variant(
-    "mesh", "target_tuned_ball_binned",
-    "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
-    target_tuned_ball_binned, ball_binned_data).for_kernel("upward_binned").follows("target_ball_binned")};
-const Registration target_tuned_lumped_atomic_registration{target_variant(
-    "mesh", "target_tuned_lumped_atomic",
-    "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
-    target_tuned_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic").follows("target_lumped_atomic")};
-const Registration target_tuned_lumped_scatter_gather_registration{target_variant(
-    "mesh", "target_tuned_lumped_scatter_gather",
-    "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
-    target_tuned_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather").follows("target_lumped_scatter_gather")};
-const Registration target_tuned_reduce_blocks_registration{target_variant(
-    "mesh", "target_tuned_reduce_blocks",
-    "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
-    target_tuned_reduce_blocks, reduce_blocks_data).for_kernel("reduce").follows("target_reduce_blocks")};
+const Registration registrations[] = {
+    Registration{target_variant("mesh", "target_tuned_direct",
+                                "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
+                                target_tuned_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+                     .for_kernel("direct")
+                     .follows("target_narrow_direct")},
+    Registration{target_variant("mesh", "target_tuned_downward",
+                                "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
+                                target_tuned_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+                     .for_kernel("downward")
+                     .follows("target_narrow_downward")},
+    Registration{target_variant("mesh", "target_tuned_transverse",
+                                "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
+                                target_tuned_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+                     .for_kernel("transverse")
+                     .follows("target_narrow_transverse")},
+    Registration{target_variant("mesh", "target_tuned_ball_csr",
+                                "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
+                                target_tuned_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+                     .for_kernel("upward_csr")
+                     .follows("target_narrow_ball_csr")},
+    Registration{target_variant("mesh", "target_tuned_ball_binned",
+                                "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
+                                target_tuned_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
+                     .for_kernel("upward_binned")
+                     .follows("target_narrow_ball_binned")},
+    Registration{target_variant("mesh", "target_tuned_lumped_atomic",
+                                "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
+                                target_tuned_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+                     .for_kernel("lumped_atomic")
+                     .follows("target_narrow_lumped_atomic")},
+    Registration{target_variant("mesh", "target_tuned_lumped_scatter_gather",
+                                "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
+                                target_tuned_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
+                     .for_kernel("lumped_scatter_gather")
+                     .follows("target_narrow_lumped_scatter_gather")},
+    Registration{target_variant("mesh", "target_tuned_reduce_blocks",
+                                "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
+                                target_tuned_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+                     .for_kernel("reduce")
+                     .follows("target_narrow_reduce_blocks")},
+};
 
 }  // namespace
 }  // namespace ompref::mesh

@@ -42,36 +42,9 @@ MeshInstance::MeshInstance(RawMesh raw, Renumber renumber) : source_(raw.source)
   tri = std::move(raw.tri);
   build_topology();
   build_bins();
-  compute_reference();
-  pos.resize(3 * nv);
-  out_volume.resize(nt);
-  out_centre.resize(3 * nt);
-  spread.resize(nt);
-  smooth.resize(3 * nv);
-  lumped.resize(nv);
-  corner_tmp.resize(4 * nt);
-  block_partial.resize(6 * reduce_blocks);
-  block_argmin.resize(reduce_blocks);
+  compute_inputs();
+  compute_kernels();
   reset();
-}
-
-void MeshInstance::reset() {
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < 3 * nv; ++i) {
-    pos[i] = crd[i];
-    smooth[i] = nan;
-  }
-#pragma omp parallel for schedule(static)
-  for (std::int64_t i = 0; i < nv; ++i) lumped[i] = nan;
-#pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    out_volume[t] = nan;
-    spread[t] = nan;
-    for (int k = 0; k < 3; ++k) out_centre[3 * t + k] = nan;
-    for (int k = 0; k < 4; ++k) corner_tmp[4 * t + k] = nan;
-  }
-  red = Reductions{nan, nan, nan, nan, nan, MinLoc{nan, -1}};
 }
 
 nlohmann::json MeshInstance::params() const {
@@ -91,14 +64,11 @@ nlohmann::json MeshInstance::params() const {
 
 // ---------------------------------------------------------------- making an instance
 
-double host_bytes_for(double nv, double nt) { return 240 * nt + 200 * nv; }
-double device_bytes_for(double nv, double nt) { return 72 * nt + 80 * nv; }
-
 namespace {
 
 // --size: cells per edge of the generated cube (tiny finishes every variant in
 // well under 2 s on 2 cores; large is 12.6 M tets, 2.1 M vertices; huge is
-// 100.7 M tets, 17.0 M vertices: 28 GB on the host, 8.6 GB on a device, where
+// 100.7 M tets, 17.0 M vertices: 28.0 GB on the host, 7.05 GB on a device, where
 // each kernel moves 8x large's bytes and the fixed cost of a launch fades).
 struct CubeSize {
   const char* name;
@@ -119,15 +89,18 @@ int cube_for_size(const std::string& size) {
   throw UsageError(fmt::format("mesh: unknown size '{}' (accepted: {})", size, fmt::join(size_names(), ", ")));
 }
 
-void check_sizes(double nv, double nt, const std::string& what, const MemoryLimits& limits) {
+// ntri: the mesh's triangles, or -1 where they are not known yet (they become
+// the boundary faces).
+void check_sizes(double nv, double nt, double ntri, const std::string& what, const MemoryLimits& limits) {
   // Corners (4 t + k), vertex numbers and coordinate offsets (3 v + k) are
   // int32: the kernels index with 32-bit arithmetic (the tuned offload step,
   // the CUDA twins).
   if (4 * nt >= 2147483647.0 || 3 * nv >= 2147483647.0)
     throw UsageError(fmt::format("{}: {:.0f} tetrahedra and {:.0f} vertices exceed the 32-bit indices of this workload",
                                  what, nt, nv));
-  limits.check_host(host_bytes_for(nv, nt), what);
-  limits.check_device(device_bytes_for(nv, nt), what);
+  const MeshCounts counts = counts_before_topology(nv, nt, ntri);
+  limits.check_host(host_bytes_for(counts), what);
+  limits.check_device(device_bytes_for(counts), what);
 }
 
 }  // namespace
@@ -143,7 +116,8 @@ void check_instance(const MeshOptions& options, const std::string& size, const M
   if (!(options.jitter >= 0 && options.jitter <= 0.15))
     throw UsageError(fmt::format("--jitter: {} is outside [0, 0.15]", options.jitter));
   const double m = double(n) + 1;
-  check_sizes(m * m * m, 6.0 * n * n * n, fmt::format("mesh cube {} ({:.0f} tetrahedra)", n, 6.0 * n * n * n), limits);
+  // The cube's boundary: 2 triangles on each of the 6 n^2 cell faces.
+  check_sizes(m * m * m, 6.0 * n * n * n, 12.0 * n * n, fmt::format("mesh cube {} ({:.0f} tetrahedra)", n, 6.0 * n * n * n), limits);
 }
 
 RawMesh load_file(const std::string& file, const MemoryLimits& limits) {
@@ -153,7 +127,8 @@ RawMesh load_file(const std::string& file, const MemoryLimits& limits) {
     const meshb::MeshData data = meshb::read_file(file, limits.host_bytes);
     raw = from_meshb(data, file);
   }
-  check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), fmt::format("mesh {}", file), limits);
+  check_sizes(double(raw.crd.size() / 3), double(raw.tet.size() / 4), raw.tri.empty() ? -1.0 : double(raw.tri.size() / 3),
+              fmt::format("mesh {}", file), limits);
   return raw;
 }
 

@@ -18,9 +18,11 @@
 // The sources: mesh.cpp (the instance and the workload), mesh_input.cpp (the
 // generated cube, libMeshb data), mesh_renumber.cpp (Hilbert orders),
 // mesh_topology.cpp (neighbours, balls, bins), mesh_reference.cpp (the long-
-// double host reference), mesh_kernels.cpp (per kernel: model, validation,
-// observables).
+// double arithmetic of the reference, the kernels' input fields),
+// mesh_kernels.cpp (per kernel: outputs, reference, check, observables,
+// device data and model; the sizes of every array and the memory estimates).
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -92,9 +94,29 @@ struct Box {
 };
 Box bounding_box(const std::vector<double>& crd);
 
-// Memory the instance takes on the host and at most on a device, per size.
-double host_bytes_for(double nv, double nt);
-double device_bytes_for(double nv, double nt);
+// The sizes every array of an instance follows from: the counts of a mesh.
+// Before anything is allocated (Workload::check) they are known or bounded
+// (counts_before_topology); an instance gives its own (MeshInstance::counts).
+struct MeshCounts {
+  std::int64_t nv = 0, nt = 0;
+  std::int64_t ntri = 0;      // boundary triangles
+  std::int64_t binned = 0;    // entries of the degree-binned matrices (padding included)
+  std::int64_t bins = 0;      // degree bins
+};
+// nv vertices, nt tets and ntri triangles (-1: not known, the boundary faces
+// of the tets are taken) before topology: the bins bounded (a row's width is
+// below twice its degree, at most 32 bins).
+MeshCounts counts_before_topology(double nv, double nt, double ntri);
+
+// Memory the instance takes on the host, and at most on a device while one
+// kernel's device data is mapped: from the array table of mesh_kernels.cpp,
+// whose sizes the instance allocates and the kernels' device data map.
+double host_bytes_for(const MeshCounts& counts);
+double device_bytes_for(const MeshCounts& counts);
+// The bytes kernel `tag`'s device data maps at these counts (0: no such kernel).
+double kernel_device_bytes(const std::string& tag, const MeshCounts& counts);
+// Every kernel tag of the kernel table, in its order.
+std::vector<std::string> kernel_tags();
 
 class MeshInstance final : public Instance {
  public:
@@ -104,47 +126,62 @@ class MeshInstance final : public Instance {
   void reset() override;
   Check validate(int repetitions, const std::string& kernel) const override;
   nlohmann::json observables(const std::string& kernel) const override;
+  MeshCounts counts() const;
 
+  // ---- Inputs: the mesh (read by the kernels, written by none).
   std::int64_t nv = 0, nt = 0, ntri = 0;
-  std::vector<double> crd;
-  std::vector<std::int32_t> tet, tet_nbr, tri;
-  std::vector<std::int32_t> ball_offset, ball_corner;
-  Bins bins;
+  std::vector<double> crd;                              // 3 nv
+  std::vector<std::int32_t> tet, tri;                   // 4 nt, 3 ntri
   std::vector<std::int32_t> vertex_origin, tet_origin;  // new index -> index before renumbering
 
-  // Inputs (set once from the host reference; never written by a kernel).
+  // ---- Inputs: its topology (mesh_topology.cpp).
+  std::vector<std::int32_t> tet_nbr;                    // 4 nt
+  std::vector<std::int32_t> ball_offset, ball_corner;   // nv + 1, 4 nt
+  Bins bins;
+
+  // ---- Inputs: fields per vertex or tet, set once from the host reference
+  // (mesh_reference.cpp).
   std::vector<double> vel;      // 3 nv: direct
   std::vector<double> centre;   // 3 nt: transverse, upward
   std::vector<double> volume;   // nt: reduce
   std::vector<double> quality;  // nt: reduce
+  double extent = 1;            // bounding-box diagonal: the scale of coordinate errors
 
-  // Outputs, NaN-poisoned by reset().
-  std::vector<double> pos;         // 3 nv: direct, starts as crd
-  std::vector<double> out_volume;  // nt: downward
-  std::vector<double> out_centre;  // 3 nt: downward
-  std::vector<double> spread;      // nt: transverse
-  std::vector<double> smooth;      // 3 nv: upward
-  std::vector<double> lumped;      // nv: lumped volume
-  std::vector<double> corner_tmp;  // 4 nt: the scatter's per-corner temporaries
+  // ---- Outputs: each kernel's arrays, declared by its row of the kernel
+  // table (mesh_kernels.cpp: name and size), allocated by the constructor and
+  // NaN-poisoned by reset(). A kernel takes its own by name:
+  // `double* spread = m.output("spread").data();`. An unknown name throws.
+  std::vector<double>& output(const std::string& name);
+  const std::vector<double>& output(const std::string& name) const;
+  std::vector<std::string> output_names() const;
+  // ... and the reduction's scalars.
   Reductions red{};
-  std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials
+
+  // ---- Working arrays of one variant, device-only (mapped to the device,
+  // never brought back; declared in the kernel table's rows as scratch).
+  std::vector<double> corner_tmp;          // 4 nt: the scatter's per-corner temporaries (lumped_scatter_gather)
+  std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials (reduce)
   std::vector<std::int64_t> block_argmin;  // 1 per block
 
-  // The host reference (long double arithmetic, rounded once).
-  std::vector<double> ref_spread, ref_smooth, ref_lumped;
+  // ---- The host reference (long double arithmetic, rounded once): each
+  // kernel's expected outputs under the outputs' names, computed by its row's
+  // reference function; the totals every kernel's observables print.
+  const std::vector<double>& expected(const std::string& name) const;
+  std::vector<double>& expected(const std::string& name);  // made on first use, by a reference function
   long double ref_volume_sum = 0, ref_quality_sum = 0;
   double ref_volume_min = 0, ref_volume_max = 0, ref_quality_max = 0;
   MinLoc ref_quality_min{0, -1};
   long double ref_lumped_moment = 0;  // sum of lumped(v) |x_v|^2: a renumbering-invariant checksum
-  double extent = 1;                  // bounding-box diagonal: the scale of coordinate errors
 
  private:
   void renumber_mesh(RawMesh& raw, Renumber renumber);
   void build_topology();
   void build_bins();
-  void compute_reference();
+  void compute_inputs();
+  void compute_kernels();  // outputs allocated, references computed: the kernel table's rows
 
   std::string source_;
+  std::map<std::string, std::vector<double>> outputs_, expected_;
   Renumber renumber_;
 };
 

@@ -1,23 +1,23 @@
 #pragma once
-// The mesh kernels' device data, declared once in src/omp_target/mesh.cpp
-// beside the kernels of the pair, and used as they are by every other variant
-// of the same kernels: the tuned offload step (src/omp_target/mesh_tuned.cpp)
-// and the native CUDA twins (src/native_cuda/mesh.cu). One declaration per
-// kernel: its inputs and its outputs.
+// The mesh kernels' device data, declared once: each kernel's row of the
+// kernel table (src/common/mesh/mesh_kernels.cpp) lists the arrays it reads,
+// its outputs and the device-only scratch of its variants, and kernel_data
+// turns the row into the DeviceData the runner maps for every variant of the
+// kernel: the pair (src/omp_target/mesh.cpp), the tuned steps
+// (src/omp_target/mesh_*.cpp) and the CUDA twins (src/native_cuda/mesh.cu).
+// The memory checked before an instance is allocated (device_bytes_for) is
+// the same rows' sizes.
+#include <string>
+
 #include "common/device_data.hpp"
 
 namespace ompref::mesh {
 
 class MeshInstance;
 
-DeviceData direct_data(MeshInstance& m);
-DeviceData downward_data(MeshInstance& m);
-DeviceData transverse_data(MeshInstance& m);
-DeviceData ball_csr_data(MeshInstance& m);
-DeviceData ball_binned_data(MeshInstance& m);
-DeviceData lumped_atomic_data(MeshInstance& m);
-DeviceData lumped_scatter_gather_data(MeshInstance& m);
-DeviceData reduce_data(MeshInstance& m);
-DeviceData reduce_blocks_data(MeshInstance& m);
+// Inputs and scratch mapped `to` and released after, outputs mapped
+// (NaN-poisoned) `to` and brought back. Throws std::logic_error for a tag
+// that is not in the table.
+DeviceData kernel_data(MeshInstance& m, const std::string& tag);
 
 }  // namespace ompref::mesh
