@@ -167,29 +167,40 @@ int run_main(int argc, char** argv) {
   CLI::App* report = add_report_command(app, report_args);
 
   refuse_empty_values(app);
-  // An empty argument anywhere is refused before CLI11 sees it (no option
-  // takes an empty value, and CLI11 2.3 loops on one that follows an unknown option).
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] == '\0')
-      throw UsageError(i > 1 && argv[i - 1][0] == '-'
-                           ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
-                           : fmt::format("argument {} is empty (see ompref --help)", i));
-  std::set<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.insert(sub->get_name());
-  if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
-    throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (what.empty()) what = e.get_name();
-    fmt::print(stderr, "ompref: {} (see ompref --help)\n", what);
-    return 2;
-  }
+  // MPI ranks: the command line's checks and parse on every rank, then their
+  // outcome agreed (a rank refusing an option alone, or running another
+  // command, would leave the others waiting in a collective); the run's plan
+  // is agreed in run_suite.
+  int help_status = -1;
+  agree([&] {
+    // An empty argument anywhere is refused before CLI11 sees it (no option
+    // takes an empty value, and CLI11 2.3 loops on one that follows an unknown option).
+    for (int i = 1; i < argc; ++i)
+      if (argv[i][0] == '\0')
+        throw UsageError(i > 1 && argv[i - 1][0] == '-'
+                             ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
+                             : fmt::format("argument {} is empty (see ompref --help)", i));
+    std::set<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.insert(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
+      throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      help_status = app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      help_status = app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::string what = e.what();
+      if (what.empty()) what = e.get_name();
+      throw UsageError(fmt::format("{} (see ompref --help)", what));
+    }
+  });
+  agree_on("commands", help_status >= 0        ? std::string("help")
+                       : version                ? std::string("version")
+                       : app.get_subcommands().empty() ? std::string()
+                                                       : app.get_subcommands().front()->get_name());
+  if (help_status >= 0) return help_status;
 
   if (version) {
     fmt::print("{}\n", version_line());

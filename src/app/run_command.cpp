@@ -223,9 +223,30 @@ void note_idle_options(const Plan& plan, CLI::App& command) {
     }
 }
 
+// The workload options that name a file read, and those that name a folder
+// written into (their workloads check what is inside: lbm's --out).
+constexpr const char* input_file_options[] = {"--mesh"};
+constexpr const char* output_folder_options[] = {"--out"};
+
+std::string given(CLI::App& command, const char* option) {
+  const CLI::Option* o = command.get_option_no_throw(option);
+  return o != nullptr && o->count() > 0 ? o->as<std::string>() : std::string();
+}
+
+// No output names, aliases or lies inside a file the run reads.
+void check_outputs_against_inputs(const RunArgs& args, CLI::App& command) {
+  std::vector<NamedPath> outputs = {{args.json_path, "--json"}, {args.csv_path, "--csv"}, {args.junit_path, "--junit"}};
+  if (args.save != "none") outputs.push_back({args.save, "--save"});
+  for (const char* option : output_folder_options) outputs.push_back({given(command, option), option});
+  std::vector<NamedPath> inputs;
+  for (const char* option : input_file_options) inputs.push_back({given(command, option), option});
+  check_outputs_spare_inputs(outputs, inputs);
+}
+
 Setup prepare(const RunArgs& args, CLI::App& command) {
   Setup s;
   check_options(args, command);
+  check_outputs_against_inputs(args, command);
   if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD)  // before any target region
     apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);
   // The first target region (--size auto asks where target variants run)
@@ -259,6 +280,16 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   Setup setup;
   // MPI ranks check the same options together: when one refuses, all leave (docs/mpi.md).
   agree([&] { setup = prepare(args, command); });
+  // MPI ranks: the same plan everywhere (--size auto, the devices and the
+  // native variants kept depend on what each rank sees).
+  std::string plan_text = fmt::format("devices {}, reps {}, warmup {}, budget {}, ceiling {}\n", setup.devices.size(),
+                                      args.reps, args.warmup, args.budget_s, !args.no_ceiling);
+  for (const auto& [w, chosen] : setup.plan) {
+    plan_text += fmt::format("{} {}:", w->name(), size_of(args, *w));
+    for (const Variant* v : chosen) plan_text += " " + v->name;
+    plan_text += "\n";
+  }
+  agree_on("plans (workloads, sizes, variants, devices)", plan_text);
   ResultFiles& files = *setup.files;
   const Plan& plan = setup.plan;
   const std::vector<int>& devices = setup.devices;
