@@ -35,7 +35,7 @@ cases = [
     ("an unknown option on rank 1", BASE, [*BASE, "--no-such-option"], "no-such-option"),
     ("an unknown option on rank 0", [*BASE, "--no-such-option"], BASE, "no-such-option"),
     ("an empty argument on rank 1", BASE, [*BASE, "--json", ""], "empty"),
-    ("other variants on rank 1", [*BASE, "--variant", "host_simd"], [*BASE, "--variant", "host_naive"], "plans"),
+    ("other variants on rank 1", [*BASE, "--variant", "host_simd"], [*BASE, "--variant", "target_simd"], "plans"),
     ("other sizes on rank 1", BASE, ["run", "stream", "--size", "small", "--reps", "1", "--no-ceiling"], "plans"),
     ("other reps on rank 1", BASE, ["run", "stream", "--size", "tiny", "--reps", "2", "--no-ceiling"], "plans"),
     ("another command on rank 1", BASE, ["list"], "commands"),

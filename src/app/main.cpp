@@ -3,6 +3,7 @@
 // usage or bad input with one line on stderr.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <set>
@@ -110,7 +111,21 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
       ->required()
       ->check(CLI::IsMember(workload_names));
-  run->add_option("--variant", args.variants, "V[,V...] or all")->delimiter(',');
+  // Split here, not by CLI11's delimiter (which drops an empty last item): every item named.
+  run->add_option_function<std::vector<std::string>>(
+         "--variant",
+         [&args](const std::vector<std::string>& given) {
+           args.variants.clear();
+           for (const std::string& text : given) {
+             const std::vector<std::string> items = CLI::detail::split(text, ',');
+             const bool empty_item = std::any_of(items.begin(), items.end(), [](const std::string& v) { return v.empty(); });
+             if (text.empty() || empty_item || std::size_t(std::count(text.begin(), text.end(), ',')) + 1 != items.size())
+               throw UsageError(fmt::format("--variant '{}': an empty item (accepted: V[,V...] or all)", text));
+             args.variants.insert(args.variants.end(), items.begin(), items.end());
+           }
+         },
+         "V[,V...] or all")
+      ->type_name("V[,V...]");
   run->add_option("--size", args.size,
                   "auto (the default: host-sized on the host, device-sized where target variants run on a device), "
                   "tiny, small, medium, large, huge or paper (what the workload has)");
@@ -118,11 +133,16 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("--warmup", args.warmup, "untimed repetitions first")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  run->add_option("--budget", args.budget_s,
+  run->add_option_function<double>("--budget", [&args](double seconds) {
+        // CLI11's Range lets NaN through (no comparison is true): checked here.
+        if (!(seconds >= 0 && seconds <= 1e6))
+          throw UsageError(fmt::format("--budget: {} is not a number of seconds in 0..1e6", seconds));
+        args.budget_s = seconds;
+      },
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
                   "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
                   "warmup); default 5, off when --reps is given; 0: off")
-      ->check(CLI::Range(0.0, 1e6));
+      ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));

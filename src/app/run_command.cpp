@@ -1,5 +1,7 @@
 #include "app/run_command.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -243,8 +245,21 @@ void check_outputs_against_inputs(const RunArgs& args, CLI::App& command) {
   check_outputs_spare_inputs(outputs, inputs);
 }
 
+// Standard output and error open and writable before any run: a closed
+// descriptor would be reused by the next file opened (the table written into
+// it), and a pipe without a reader loses the table after the work.
+void check_standard_streams() {
+  for (const auto& [fd, name] : {std::pair{STDOUT_FILENO, "standard output"}, std::pair{STDERR_FILENO, "standard error"}}) {
+    if (fcntl(fd, F_GETFL) == -1) throw UsageError(fmt::format("{} is closed (accepted: open, or >/dev/null)", name));
+    struct pollfd p {fd, POLLOUT, 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)) != 0)
+      throw UsageError(fmt::format("{} cannot be written (a pipe whose reader has left?)", name));
+  }
+}
+
 Setup prepare(const RunArgs& args, CLI::App& command) {
   Setup s;
+  check_standard_streams();
   check_options(args, command);
   check_outputs_against_inputs(args, command);
   if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD)  // before any target region
@@ -313,13 +328,14 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout))
-    throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
+  const bool table_written = std::fflush(stdout) == 0 && !std::ferror(stdout);
   if (document_on_stdout) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);
   }
-  files.write_named(runs, ceilings.to_json());
+  files.write_named(runs, ceilings.to_json());  // the named files first: a lost table loses no result
+  if (!table_written)
+    throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
 
   bool all_valid = ceilings.all_valid();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
