@@ -22,7 +22,9 @@ import os
 import re
 import shutil
 import subprocess
+import signal
 import sys
+import tempfile
 
 try:
     import matplotlib  # noqa: F401  (the charts need it; say which package brings it)
@@ -524,6 +526,9 @@ def main():
     lesson = lesson_graph(ompref)
     comparison = ompref_json(ompref, ["compare", *args.json, "--json", "-"], "the comparison") if len(docs) > 1 else None
     os.makedirs(args.out, exist_ok=True)
+    final_out = args.out
+    args.out = tempfile.mkdtemp(prefix=".report.tmp.", dir=final_out)  # moved in whole by publish()
+    staging.append(args.out)
     labels = short_names(args.json)
     lines = ["# ompref report", "", "| | file | compiler | offload | host | devices | date |",
              "|---|---|---|---|---|---|---|"]
@@ -535,9 +540,39 @@ def main():
         lines += comparison_section(comparison, labels, args.out)
     with open(os.path.join(args.out, "index.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
-    print(f"report.py: wrote {os.path.join(args.out, 'index.md')} and "
-          f"{sum(1 for n in os.listdir(args.out) if n.endswith('.png'))} charts")
+    charts = publish(args.out, final_out)
+    print(f"report.py: wrote {os.path.join(final_out, 'index.md')} and {charts} charts")
+
+
+def publish(staging, out):
+    """Moves each file written in the staging folder into --out by rename (the charts first, the page last): a
+    reader sees a whole old file or a whole new one, never a truncated one. Returns the number of charts."""
+    names = sorted(os.listdir(staging), key=lambda n: n == "index.md")
+    for name in names:
+        os.replace(os.path.join(staging, name), os.path.join(out, name))
+    os.rmdir(staging)
+    return sum(1 for n in names if n.endswith(".png"))
+
+
+staging = []  # the staging folder of main(), removed on an interrupt
+
+
+def interrupted(signum, frame):
+    raise KeyboardInterrupt
 
 
 if __name__ == "__main__":
-    main()
+    # A hang-up or termination ends the report as an interrupt does: no staging folder is left.
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, interrupted)
+    try:
+        main()
+    except KeyboardInterrupt:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+        for sig in (signal.SIGTERM, signal.SIGHUP):
+            signal.signal(sig, signal.SIG_IGN)
+        print("\nreport.py: interrupted; every file in --out is whole (the old one or the new one)", file=sys.stderr)
+        sys.exit(130)
+    finally:
+        for folder in staging:  # left by an interrupt or an error: never a half-written report
+            shutil.rmtree(folder, ignore_errors=True)

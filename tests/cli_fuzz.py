@@ -37,7 +37,7 @@ FLAGS = ["--no-ceiling", "--quiet", "--help", "--version"]
 VALUES = [
     "", " ", "-", "--", "0", "1", "2", "3", "-1", "-0", "3.5", "0.5000001", "nan", "inf", "-inf", "1e308", "1e-308",
     "99999999999999999999", "0x10", "abc", "all", "tiny", "huge", "drops", "droplet", "flat",
-    "host_simd", "target_basic", "host_simd,,nope", "4x4x4", "4096x4096x255", "0x1x1", "x1x1", "1x+2x1",
+    "host_simd", "target_basic", "host_simd,,nope", "host_simd,", "/proc/ompref.json", "/sys/ompref", "4x4x4", "4096x4096x255", "0x1x1", "x1x1", "1x+2x1",
     "1 1 1 2", "4 1 8 2", "4,8192,192", "4,8192,192,2", "uniform", "varied", "hilbert", "none",
     "/dev/null", "/dev/full", "/proc/version", "/nonexistent/x.json", "/tmp", "FIFO", "OUT/x.json", "OUT/x.mesh",
     "a" * 300, "-0.1", "1e12", "-6", "-3", "0.1",

@@ -23,6 +23,7 @@
 #include <fmt/ranges.h>
 
 #include "common/io/output_file.hpp"
+#include "app/result_input.hpp"
 #include "common/registry.hpp"
 #include "common/usage_error.hpp"
 
@@ -167,18 +168,6 @@ std::string size_every_workload_has() {
     if (everywhere) return size;
   }
   return "";
-}
-
-std::string read_text(const std::string& path) {
-  namespace fs = std::filesystem;
-  std::error_code ec;
-  if (!fs::exists(path, ec)) throw UsageError(fmt::format("{}: no such file", path));
-  if (!fs::is_regular_file(path, ec)) throw UsageError(fmt::format("{}: not a file", path));
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (!in) throw UsageError(fmt::format("{}: cannot read this file", path));
-  return text.str();
 }
 
 // What a document that is not a result file holds instead, for the one-line refusal.
@@ -469,8 +458,7 @@ std::string same_size_advice() {
 }  // namespace
 
 ResultFile load_result_file(const std::string& path) {
-  const std::string text = read_text(path);
-  json doc = json::parse(text, nullptr, false);
+  json doc = read_result_document(path);  // bounded: regular file, size, depth, value ranges (app/result_input.hpp)
   if (doc.is_discarded()) throw UsageError(fmt::format("{}: not JSON ({})", path, not_a_result));
   if (!doc.is_object() || doc.value("suite", json()) != "ompref" || !doc.contains("runs") || !doc.at("runs").is_array())
     throw UsageError(fmt::format("{}: {} (no \"suite\": \"ompref\" with a \"runs\" list; {})", path,

@@ -3,6 +3,7 @@
 // usage or bad input with one line on stderr.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <new>
 #include <set>
@@ -129,7 +130,21 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
       ->required()
       ->check(CLI::IsMember(workload_names));
-  run->add_option("--variant", args.variants, "V[,V...] or all")->delimiter(',');
+  // Split here, not by CLI11's delimiter (which drops an empty last item): every item named.
+  run->add_option_function<std::vector<std::string>>(
+         "--variant",
+         [&args](const std::vector<std::string>& given) {
+           args.variants.clear();
+           for (const std::string& text : given) {
+             const std::vector<std::string> items = CLI::detail::split(text, ',');
+             const bool empty_item = std::any_of(items.begin(), items.end(), [](const std::string& v) { return v.empty(); });
+             if (text.empty() || empty_item || std::size_t(std::count(text.begin(), text.end(), ',')) + 1 != items.size())
+               throw UsageError(fmt::format("--variant '{}': an empty item (accepted: V[,V...] or all)", text));
+             args.variants.insert(args.variants.end(), items.begin(), items.end());
+           }
+         },
+         "V[,V...] or all")
+      ->type_name("V[,V...]");
   run->add_option("--size", args.size,
                   "auto (the default: host-sized on the host, device-sized where target variants run on a device), "
                   "tiny, small, medium, large, huge or paper (what the workload has)");
@@ -137,11 +152,16 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("--warmup", args.warmup, "untimed repetitions first")
       ->check(CLI::Range(0, 100000))
       ->capture_default_str();
-  run->add_option("--budget", args.budget_s,
+  run->add_option_function<double>("--budget", [&args](double seconds) {
+        // CLI11's Range lets NaN through (no comparison is true): checked here.
+        if (!(seconds >= 0 && seconds <= 1e6))
+          throw UsageError(fmt::format("--budget: {} is not a number of seconds in 0..1e6", seconds));
+        args.budget_s = seconds;
+      },
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
                   "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
                   "warmup); default 5, off when --reps is given; 0: off")
-      ->check(CLI::Range(0.0, 1e6));
+      ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
@@ -191,29 +211,40 @@ int run_main(int argc, char** argv) {
   CLI::App* report = add_report_command(app, report_args);
 
   refuse_empty_values(app);
-  // An empty argument anywhere is refused before CLI11 sees it (no option
-  // takes an empty value, and CLI11 2.3 loops on one that follows an unknown option).
-  for (int i = 1; i < argc; ++i)
-    if (argv[i][0] == '\0')
-      throw UsageError(i > 1 && argv[i - 1][0] == '-'
-                           ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
-                           : fmt::format("argument {} is empty (see ompref --help)", i));
-  std::set<std::string> commands;
-  for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.insert(sub->get_name());
-  if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
-    throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::CallForAllHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::string what = e.what();
-    if (what.empty()) what = e.get_name();
-    fmt::print(stderr, "ompref: {} (see ompref --help)\n", what);
-    return 2;
-  }
+  // MPI ranks: the command line's checks and parse on every rank, then their
+  // outcome agreed (a rank refusing an option alone, or running another
+  // command, would leave the others waiting in a collective); the run's plan
+  // is agreed in run_suite.
+  int help_status = -1;
+  agree([&] {
+    // An empty argument anywhere is refused before CLI11 sees it (no option
+    // takes an empty value, and CLI11 2.3 loops on one that follows an unknown option).
+    for (int i = 1; i < argc; ++i)
+      if (argv[i][0] == '\0')
+        throw UsageError(i > 1 && argv[i - 1][0] == '-'
+                             ? fmt::format("{}: empty value (see ompref --help)", argv[i - 1])
+                             : fmt::format("argument {} is empty (see ompref --help)", i));
+    std::set<std::string> commands;
+    for (const CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) commands.insert(sub->get_name());
+    if (argc > 1 && argv[1][0] != '-' && commands.count(argv[1]) == 0)
+      throw UsageError(fmt::format("unknown command '{}' (accepted: {})", argv[1], fmt::join(commands, ", ")));
+    try {
+      app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+      help_status = app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+      help_status = app.exit(e);
+    } catch (const CLI::ParseError& e) {
+      std::string what = e.what();
+      if (what.empty()) what = e.get_name();
+      throw UsageError(fmt::format("{} (see ompref --help)", what));
+    }
+  });
+  agree_on("commands", help_status >= 0        ? std::string("help")
+                       : version                ? std::string("version")
+                       : app.get_subcommands().empty() ? std::string()
+                                                       : app.get_subcommands().front()->get_name());
+  if (help_status >= 0) return help_status;
 
   if (version) {
     fmt::print("{}\n", version_line());

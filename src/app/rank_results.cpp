@@ -101,7 +101,7 @@ void aggregate(RunResult& r, const Variant& v, const std::vector<nlohmann::json>
 
 void combine_ranks(RunResult& run, const Variant& variant) {
   if (!several_ranks()) return;
-  const std::vector<std::string> gathered = gather_to_root(rank_summary(run).dump());
+  const std::vector<std::string> gathered = gather_to_root(json_text(rank_summary(run), -1));
   if (is_root()) {
     std::vector<nlohmann::json> per_rank;
     for (const std::string& text : gathered) per_rank.push_back(nlohmann::json::parse(text));

@@ -5,10 +5,12 @@
 // beside <prefix>/bin/ompref), else in the source tree this binary was built from.
 #include <fcntl.h>
 #include <spawn.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -19,6 +21,7 @@
 #include <fmt/ranges.h>
 
 #include "app/compare.hpp"
+#include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 
 extern char** environ;
@@ -49,8 +52,27 @@ std::string find_report_script() {
   throw UsageError(fmt::format("report: report.py not found (looked for {})", fmt::join(looked, " and ")));
 }
 
+// The child being waited for, which a hang-up or termination is passed on to
+// (an interrupt from the terminal reaches it directly): it cleans up and exits.
+volatile std::sig_atomic_t child_pid = 0;
+extern "C" void pass_on(int sig) {
+  if (child_pid > 0) kill(pid_t(child_pid), sig);
+}
+
+// A --cuda file: a regular file, opened without blocking (a FIFO is refused, not waited on).
+void check_readable_file(const std::string& path, const std::string& option) {
+  const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  struct stat st {};
+  const bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20);
+  if (fd >= 0) close(fd);
+  if (!ok)
+    throw UsageError(fmt::format("{} {}: not a readable file of at most 1 MiB (accepted: the output of ceilings.cu)",
+                                 option, path));
+}
+
 // Runs argv (argv[0] a path) and waits; its exit status, or -1 when it could not start.
-int spawn_and_wait(const std::vector<std::string>& argv, bool quiet) {
+// `forward`: the signals that end this process are passed on to the child meanwhile.
+int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, bool forward = false) {
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
@@ -65,9 +87,27 @@ int spawn_and_wait(const std::vector<std::string>& argv, bool quiet) {
   const int rc = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
   posix_spawn_file_actions_destroy(&actions);
   if (rc != 0) return -1;
+  struct sigaction old_actions[4] {};
+  const int forwarded[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+  if (forward) {
+    child_pid = pid;
+    struct sigaction act {};
+    sigemptyset(&act.sa_mask);
+    for (int i = 0; i < 4; ++i) {
+      // SIGINT from a terminal reaches the child too: not passed on twice.
+      act.sa_handler = forwarded[i] == SIGINT ? [](int) {} : pass_on;
+      sigaction(forwarded[i], &act, &old_actions[i]);
+    }
+  }
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
+  int waited = 0;
+  while ((waited = waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  if (forward) {
+    for (int i = 0; i < 4; ++i) sigaction(forwarded[i], &old_actions[i], nullptr);
+    child_pid = 0;
+  }
+  if (waited < 0) return -1;
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -127,6 +167,18 @@ int run_report(const ReportArgs& args) {
   std::error_code ec;
   if (args.out.empty() || (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)))
     throw UsageError(fmt::format("report: --out {}: not a directory (accepted: a directory, created if missing)", args.out));
+  // The page's staging folder and its files can be made there; no input is a file the report writes.
+  check_output_folder(args.out, "report: --out", {".report.tmp.XXXXXXXX", "index.md"});
+  std::vector<std::string> inputs = args.files;
+  if (!args.cuda.empty()) inputs.push_back(args.cuda);
+  for (const std::string& input : inputs) {
+    const fs::path p = input;
+    const bool written_name = p.filename() == "index.md" || p.extension() == ".png";
+    if (written_name && fs::equivalent(p.parent_path().empty() ? fs::path(".") : p.parent_path(), args.out, ec))
+      throw UsageError(fmt::format("report: --out {} would overwrite {}, an input (accepted: another --out)", args.out,
+                                   input));
+  }
+  if (!args.cuda.empty()) check_readable_file(args.cuda, "report: --cuda");
   const std::string script = find_report_script();
   std::vector<std::string> argv = {python_with_matplotlib(), script};
   argv.insert(argv.end(), args.files.begin(), args.files.end());
@@ -138,7 +190,7 @@ int run_report(const ReportArgs& args) {
   if (self_ec) throw UsageError("report: cannot find this program's own path (/proc/self/exe)");
   argv.insert(argv.end(), {"--ompref", self.string()});
   if (!args.cuda.empty()) argv.insert(argv.end(), {"--cuda", args.cuda});
-  const int status = spawn_and_wait(argv, false);
+  const int status = spawn_and_wait(argv, false, true);
   if (status < 0) throw UsageError(fmt::format("report: cannot start {}", argv[0]));
   return status;
 }

@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <iterator>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -26,7 +28,18 @@ enum State : int { idle, saving, pending, exiting };
 std::atomic<int> interrupt_state{idle};
 static_assert(std::atomic<int>::is_always_lock_free);
 
-volatile std::sig_atomic_t keeping_folder = 0;  // a results folder is planned (not --save none)
+volatile std::sig_atomic_t keeping_folder = 0;
+
+// The results folder's files, and the longest of their names.
+constexpr const char* folder_files[] = {"results.json", "results.csv", "table.txt"};
+constexpr const char* longest_file_name = "results.json";  // a results folder is planned (not --save none)
+
+volatile std::sig_atomic_t signal_received = SIGINT;
+
+// The signals that end a process by default (signal(7)), the real-time ones too:
+// each ends a run as an interrupt does.
+const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
+                              SIGXFSZ, SIGVTALRM, SIGPROF, SIGQUIT, SIGPOLL, SIGPWR,  SIGSTKFLT};
 
 [[noreturn]] void exit_interrupted() noexcept {
   remove_pending_output();
@@ -34,21 +47,35 @@ volatile std::sig_atomic_t keeping_folder = 0;  // a results folder is planned (
   static const char plain[] = "\nompref: interrupted\n";
   [[maybe_unused]] ssize_t n =
       keeping_folder ? write(STDERR_FILENO, kept, sizeof kept - 1) : write(STDERR_FILENO, plain, sizeof plain - 1);
-  _exit(130);
+  // 130 for an interrupt or a termination (as before), 128 + the signal's number for the others.
+  const int sig = signal_received;
+  _exit(sig == SIGINT || sig == SIGTERM ? 130 : 128 + sig);
 }
 
-extern "C" void on_interrupt(int) {
+extern "C" void on_interrupt(int sig) {
   int expected = idle;
-  if (interrupt_state.compare_exchange_strong(expected, exiting)) exit_interrupted();
-  if (expected == saving && interrupt_state.compare_exchange_strong(expected, pending)) return;
+  if (interrupt_state.compare_exchange_strong(expected, exiting)) {
+    signal_received = sig;
+    exit_interrupted();
+  }
+  if (expected == saving && interrupt_state.compare_exchange_strong(expected, pending)) {
+    signal_received = sig;
+    return;
+  }
   // Already pending or exiting: the first interrupt finishes the job.
 }
 
 }  // namespace
 
 void exit_130_on_interrupt() {
-  std::signal(SIGINT, on_interrupt);
-  std::signal(SIGTERM, on_interrupt);
+  struct sigaction act {};
+  act.sa_handler = on_interrupt;
+  sigemptyset(&act.sa_mask);
+  // One handler at a time: a second signal waits until the first has set the state.
+  for (int sig : ending_signals) sigaddset(&act.sa_mask, sig);
+  act.sa_flags = SA_RESTART;
+  for (int sig : ending_signals) sigaction(sig, &act, nullptr);
+  for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaction(sig, &act, nullptr);
 }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
@@ -69,30 +96,31 @@ ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
     const fs::path base = paths_.save_base;
     if (fs::exists(base, ec) && !fs::is_directory(base, ec))
       throw UsageError(fmt::format("--save {}: not a directory (accepted: a directory, or none)", paths_.save_base));
-    fs::path existing = base;
-    while (!existing.empty() && !fs::exists(existing, ec)) existing = existing.parent_path();
-    if (existing.empty()) existing = ".";
-    if (access(existing.c_str(), W_OK) != 0)
-      throw UsageError(fmt::format("--save {}: cannot create files in {} (accepted: a writable directory, or none)",
-                                   paths_.save_base, existing.string()));
+    // The folder with its longest suffix (-999), and its longest temporary file.
+    check_output_folder(paths_.save_base, "--save",
+                        {folder_name() + "-999", temporary_name(std::string(longest_file_name))});
   }
 }
 
-void ResultFiles::open_folder() {
-  if (paths_.save_base == "none" || !planned_.empty()) return;
+std::string ResultFiles::folder_name() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   char stamp[32] = {};
   std::time_t now = std::time(nullptr);
   std::strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", std::localtime(&now));
-  planned_ = (fs::path(paths_.save_base) / fmt::format("{}-{}", stamp, host)).string();
+  return fmt::format("{}-{}", stamp, host);
+}
+
+void ResultFiles::open_folder() {
+  if (paths_.save_base == "none" || !planned_.empty()) return;
+  planned_ = (fs::path(paths_.save_base) / folder_name()).string();
   keeping_folder = 1;
 }
 
 void ResultFiles::create_folder() {
   std::error_code ec;
   fs::create_directories(paths_.save_base, ec);
-  for (int n = 0; n < 1000; ++n) {
+  for (int n = 0; n < 1000; ++n) {  // at most -999: what the constructor checked
     const std::string dir = n == 0 ? planned_ : fmt::format("{}-{}", planned_, n);
     if (fs::create_directory(dir, ec)) {
       folder_ = dir;
@@ -115,9 +143,18 @@ void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohma
   try {
     if (folder_.empty()) create_folder();  // with the first run: an earlier interrupt leaves no empty folder
     const fs::path dir = folder_;
-    write_output((dir / "results.json").string(), report_json(runs, ceilings).dump(2) + "\n", "results folder");
-    write_output((dir / "results.csv").string(), runs_to_csv(runs), "results folder");
-    write_output((dir / "table.txt").string(), table_text(runs), "results folder");
+    // All three staged, then all three renamed: an error while one is written
+    // (a full disk, a file size limit) leaves the three as they were.
+    const std::string texts[] = {json_text(report_json(runs, ceilings), 2) + "\n", runs_to_csv(runs), table_text(runs)};
+    std::vector<StagedOutput> staged;
+    try {
+      for (std::size_t i = 0; i < std::size(folder_files); ++i)
+        staged.push_back(stage_output((dir / folder_files[i]).string(), texts[i], "results folder"));
+    } catch (...) {
+      for (const StagedOutput& s : staged) discard_output(s);
+      throw;
+    }
+    for (const StagedOutput& s : staged) commit_output(s);
   } catch (...) {
     done();
     throw;
@@ -126,7 +163,7 @@ void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohma
 }
 
 void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
-  if (!paths_.json.empty()) write_output(paths_.json, report_json(runs, ceilings).dump(2) + "\n", "--json");
+  if (!paths_.json.empty()) write_output(paths_.json, json_text(report_json(runs, ceilings), 2) + "\n", "--json");
   if (!paths_.csv.empty()) write_output(paths_.csv, runs_to_csv(runs), "--csv");
   if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs), "--junit");
 }
@@ -148,7 +185,7 @@ namespace {
 
 std::string xml_escaped(const std::string& s) {
   std::string out;
-  for (char c : s) switch (c) {
+  for (char c : valid_utf8(s)) switch (c) {
       case '&': out += "&amp;"; break;
       case '<': out += "&lt;"; break;
       case '>': out += "&gt;"; break;

@@ -32,14 +32,18 @@ class ResultFiles {
 
  private:
   void create_folder();
+  // "<date>-<time>-<host>": the results folder's name in --save.
+  static std::string folder_name();
 
   OutputPaths paths_;
   std::string planned_, folder_;  // folder_: once created
 };
 
-// SIGINT and SIGTERM: exit 130, leaving every finished run in the results
-// folder. An interrupt that arrives while the folder's files are written
-// takes effect once all three hold the same runs.
+// Every signal that ends a process by default (INT, TERM, HUP, PIPE, ALRM,
+// USR1, USR2, XCPU, XFSZ, VTALRM, PROF, QUIT, POLL, PWR, STKFLT and the real-time
+// ones): exit 130 (INT, TERM) or 128 + the signal, leaving every finished run
+// in the results folder and no temporary file. A signal that arrives while the
+// folder's files are written takes effect once all three hold the same runs.
 void exit_130_on_interrupt();
 
 std::string table_text(const std::vector<RunResult>& runs);

@@ -1,5 +1,7 @@
 #include "app/run_command.hpp"
 
+#include <fcntl.h>
+#include <poll.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -223,9 +225,43 @@ void note_idle_options(const Plan& plan, CLI::App& command) {
     }
 }
 
+// The workload options that name a file read, and those that name a folder
+// written into (their workloads check what is inside: lbm's --out).
+constexpr const char* input_file_options[] = {"--mesh"};
+constexpr const char* output_folder_options[] = {"--out"};
+
+std::string given(CLI::App& command, const char* option) {
+  const CLI::Option* o = command.get_option_no_throw(option);
+  return o != nullptr && o->count() > 0 ? o->as<std::string>() : std::string();
+}
+
+// No output names, aliases or lies inside a file the run reads.
+void check_outputs_against_inputs(const RunArgs& args, CLI::App& command) {
+  std::vector<NamedPath> outputs = {{args.json_path, "--json"}, {args.csv_path, "--csv"}, {args.junit_path, "--junit"}};
+  if (args.save != "none") outputs.push_back({args.save, "--save"});
+  for (const char* option : output_folder_options) outputs.push_back({given(command, option), option});
+  std::vector<NamedPath> inputs;
+  for (const char* option : input_file_options) inputs.push_back({given(command, option), option});
+  check_outputs_spare_inputs(outputs, inputs);
+}
+
+// Standard output and error open and writable before any run: a closed
+// descriptor would be reused by the next file opened (the table written into
+// it), and a pipe without a reader loses the table after the work.
+void check_standard_streams() {
+  for (const auto& [fd, name] : {std::pair{STDOUT_FILENO, "standard output"}, std::pair{STDERR_FILENO, "standard error"}}) {
+    if (fcntl(fd, F_GETFL) == -1) throw UsageError(fmt::format("{} is closed (accepted: open, or >/dev/null)", name));
+    struct pollfd p {fd, POLLOUT, 0};
+    if (poll(&p, 1, 0) == 1 && (p.revents & (POLLERR | POLLNVAL)) != 0)
+      throw UsageError(fmt::format("{} cannot be written (a pipe whose reader has left?)", name));
+  }
+}
+
 Setup prepare(const RunArgs& args, CLI::App& command) {
   Setup s;
+  check_standard_streams();
   check_options(args, command);
+  check_outputs_against_inputs(args, command);
   if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD)  // before any target region
     apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);
   // The first target region (--size auto asks where target variants run)
@@ -259,6 +295,16 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   Setup setup;
   // MPI ranks check the same options together: when one refuses, all leave (docs/mpi.md).
   agree([&] { setup = prepare(args, command); });
+  // MPI ranks: the same plan everywhere (--size auto, the devices and the
+  // native variants kept depend on what each rank sees).
+  std::string plan_text = fmt::format("devices {}, reps {}, warmup {}, budget {}, ceiling {}\n", setup.devices.size(),
+                                      args.reps, args.warmup, args.budget_s, !args.no_ceiling);
+  for (const auto& [w, chosen] : setup.plan) {
+    plan_text += fmt::format("{} {}:", w->name(), size_of(args, *w));
+    for (const Variant* v : chosen) plan_text += " " + v->name;
+    plan_text += "\n";
+  }
+  agree_on("plans (workloads, sizes, variants, devices)", plan_text);
   ResultFiles& files = *setup.files;
   const Plan& plan = setup.plan;
   const std::vector<int>& devices = setup.devices;
@@ -282,13 +328,14 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
-  if (std::fflush(stdout) != 0 || std::ferror(stdout))
-    throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
+  const bool table_written = std::fflush(stdout) == 0 && !std::ferror(stdout);
   if (document_on_stdout) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);
   }
-  files.write_named(runs, ceilings.to_json());
+  files.write_named(runs, ceilings.to_json());  // the named files first: a lost table loses no result
+  if (!table_written)
+    throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
 
   bool all_valid = ceilings.all_valid();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;

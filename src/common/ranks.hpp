@@ -51,6 +51,13 @@ struct AgreedUsageError : UsageError {
 // rank waits in a later collective for one that has left.
 void agree(const std::function<void()>& step);
 
+// Every rank must hold the same `text` (the command line, the plan): compared
+// by a 64-bit digest before any other collective depends on it. When they
+// differ, every rank throws AgreedUsageError naming `what` and the lowest rank
+// that differs from rank 0 (rank 0 prints it, every rank exits 2). Nothing with
+// one rank.
+void agree_on(const std::string& what, const std::string& text);
+
 // The end of the command on an error: the line `text` goes to stderr (from
 // rank 0 alone when the error is `agreed` by every rank; otherwise from the
 // failing rank, naming it). With several ranks and an error not agreed, the

@@ -169,6 +169,35 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
                native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
 }
 
+namespace {
+
+void note_replaced() {
+  static bool noted = false;
+  if (noted) return;
+  noted = true;
+  fmt::print(stderr, "ompref: note: bytes that are not UTF-8 (in the command line, a file name, the host name or the "
+                     "environment) are written as U+FFFD in the result files\n");
+}
+
+}  // namespace
+
+std::string valid_utf8(const std::string& text) {
+  const auto replace = nlohmann::json::error_handler_t::replace;
+  const std::string quoted = nlohmann::json(text).dump(-1, ' ', false, replace);
+  std::string out = nlohmann::json::parse(quoted).get<std::string>();
+  if (out != text) note_replaced();
+  return out;
+}
+
+std::string json_text(const nlohmann::json& doc, int indent) {
+  try {
+    return doc.dump(indent);
+  } catch (const nlohmann::json::type_error&) {  // 316: invalid UTF-8 in a string
+    note_replaced();
+    return doc.dump(indent, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
@@ -202,7 +231,7 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   };
   auto quoted = [](const std::string& s) {
     std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    for (char c : valid_utf8(s)) q += c == '"' ? std::string("\"\"") : std::string(1, c);
     return q + "\"";
   };
   // Provenance columns, the same on every row, so that two CSV files (or
@@ -220,7 +249,7 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::vector<std::string> settings;
   if (p.contains("environment") && p["environment"].is_object())
     for (const auto& [name, value] : p["environment"].items())
-      settings.push_back(name + "=" + (value.is_string() ? value.get<std::string>() : value.dump()));
+      settings.push_back(name + "=" + (value.is_string() ? value.get<std::string>() : json_text(value, -1)));
   out += ",environment";
   tail += "," + quoted(fmt::format("{}", fmt::join(settings, " ")));
   out += ",host_cpu\n";

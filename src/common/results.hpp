@@ -55,6 +55,14 @@ struct RunResult {
   nlohmann::json ranks;
 };
 
+// Text valid in every output format, whatever bytes the command line, file
+// names and environment hold: invalid UTF-8 replaced by U+FFFD (nlohmann's
+// replace handler), with one note on stderr the first time.
+std::string valid_utf8(const std::string& text);
+// A JSON document as text (dump(indent)), invalid UTF-8 replaced as above
+// instead of throwing after the runs are done.
+std::string json_text(const nlohmann::json& doc, int indent);
+
 nlohmann::json run_to_json(const RunResult& r);
 nlohmann::json host_to_json(const HostInfo& host);
 nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);

@@ -201,7 +201,7 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   }
   if (!instance) m.ran_on = on_device ? target_place(device, true) : "host";
   fmt::print("ceiling: {:.1f} GB/s on {} (best of {} repetitions of {}, {}){}\n", m.gbps, m.ran_on, settings.reps,
-             m.label.empty() ? "no ceiling variant" : m.label, m.params.dump(),
+             m.label.empty() ? "no ceiling variant" : m.label, json_text(m.params, -1),
              m.valid ? "" : "  FAILED VALIDATION: not used");
   if (!on_device) {
     m.fp64 = measure_host_fp64();

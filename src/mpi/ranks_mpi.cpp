@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -111,6 +112,20 @@ void agree(const std::function<void()>& step) {
   message.resize(std::size_t(length));
   MPI_Bcast(message.data(), length, MPI_CHAR, first, MPI_COMM_WORLD);
   throw AgreedUsageError(message);
+}
+
+void agree_on(const std::string& what, const std::string& text) {
+  // FNV-1a, 64 bits: a digest, not a secret.
+  std::uint64_t digest = 14695981039346656037ull;
+  for (unsigned char c : text) digest = (digest ^ c) * 1099511628211ull;
+  const RankPlace& p = place();
+  std::uint64_t root = digest;
+  MPI_Bcast(&root, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD);
+  int mine = root == digest ? p.count : p.rank, first = p.count;
+  MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  if (first == p.count) return;
+  throw AgreedUsageError("the ranks were given different " + what + ": rank " + std::to_string(first) +
+                         "'s differs from rank 0's (every rank needs the same; docs/mpi.md)");
 }
 
 int report_error(const std::string& text, int status, bool agreed) {

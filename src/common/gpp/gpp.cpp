@@ -126,6 +126,16 @@ TunedShape parse_tuned_shape(const std::string& text) {
   return TunedShape{int(v[0]), int(v[1]), int(v[2]), v[3] == 1};
 }
 
+// The shape against the arithmetic it feeds: target_tuned and target_multi
+// count chunks as (ncouls + IG_CHUNK - 1) / IG_CHUNK and end a chunk at
+// c * IG_CHUNK + IG_CHUNK <= ncouls + IG_CHUNK - 1, in the kernels' 32-bit ints.
+static void check_tuned_shape(const Deck& deck, const TunedShape& t) {
+  if (long(t.ig_chunk) + deck.ncouls - 1 > index_limit)
+    throw UsageError(fmt::format("--tuned-shape {}: IG_CHUNK {} with ncouls = {} overflows the kernels' 32-bit chunk "
+                                 "arithmetic (accepted: IG_CHUNK <= {}; a chunk beyond ncouls = {} rows is one chunk)",
+                                 to_string(t), t.ig_chunk, deck.ncouls, index_limit - deck.ncouls + 1, deck.ncouls));
+}
+
 std::string to_string(const TunedShape& t) {
   return fmt::format("{},{},{},{}", t.bands, t.ig_chunk, t.threads, t.scalars ? 1 : 0);
 }
@@ -382,6 +392,7 @@ void check_instance(const Deck& deck, Data data, const MemoryLimits& limits) {
 std::unique_ptr<GppInstance> make_instance(const Deck& deck, Data data, const MemoryLimits& limits,
                                            const TunedShape& tuned) {
   check_instance(deck, data, limits);
+  check_tuned_shape(deck, tuned);
   auto instance = std::make_unique<GppInstance>(deck, data, tuned);
   instance->reset();
   instance->compute_reference();
@@ -426,7 +437,7 @@ class GppWorkload final : public Workload {
             "BANDS,IG_CHUNK,THREADS[,SCALARS]"));
   }
   void check(const std::string& size, const MemoryLimits& limits) const override {
-    if (!tuned_shape_.empty()) parse_tuned_shape(tuned_shape_);
+    if (!tuned_shape_.empty()) check_tuned_shape(deck_of(size), parse_tuned_shape(tuned_shape_));
     check_instance(deck_of(size), data_names().at(data_), limits);
   }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {

@@ -1,7 +1,9 @@
 #include "common/io/output_file.hpp"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,15 +22,53 @@ namespace fs = std::filesystem;
 namespace ompref {
 namespace {
 
-// The temporary file being written, for remove_pending_output().
-char pending[4096] = {};
-volatile std::sig_atomic_t pending_set = 0;
+// The temporary files written and not yet renamed, for remove_pending_output().
+constexpr int max_pending = 8;
+char pending[max_pending][4096] = {};
+volatile std::sig_atomic_t pending_set[max_pending] = {};
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, const std::string& why) {
   throw UsageError(fmt::format("{} {}: {}", what, path, why));
 }
 
+// File systems of the kernel's own objects (statfs's f_type, linux/magic.h):
+// they hold no files of ours, and writing into some of them acts on the system.
+const char* pseudo_file_system(const fs::path& dir) {
+  struct statfs st {};
+  if (statfs(dir.c_str(), &st) != 0) return nullptr;
+  switch (static_cast<unsigned long>(st.f_type)) {
+    case 0x9fa0: return "proc";
+    case 0x62656572: return "sysfs";
+    case 0x27e0eb: return "cgroup";
+    case 0x63677270: return "cgroup2";
+    case 0x64626720: return "debugfs";
+    case 0x74726163: return "tracefs";
+    case 0x73636673: return "securityfs";
+    case 0x1cd1: return "devpts";
+    case 0xcafe4a11: return "bpf";
+    case 0x62656570: return "configfs";
+    case 0x6165676c: return "pstore";
+    case 0xde5e81e4: return "efivarfs";
+    case 0x65735543: return "fusectl";
+    default: return nullptr;
+  }
+}
+
+void refuse_pseudo(const fs::path& dir, const std::string& option, const std::string& path) {
+  if (const char* kind = pseudo_file_system(dir))
+    fail(option, path, fmt::format("{} is on the {} file system, which holds no files (accepted: a path on a disk)",
+                                   dir.string(), kind));
+}
+
+// The longest file name the file system of `dir` takes.
+std::size_t name_max(const fs::path& dir) {
+  const long n = pathconf(dir.c_str(), _PC_NAME_MAX);
+  return n > 0 ? std::size_t(n) : std::size_t(NAME_MAX);
+}
+
 }  // namespace
+
+std::string temporary_name(const std::string& file_name) { return "." + file_name + ".tmp.XXXXXX"; }
 
 std::string resolve_output_path(const std::string& path) {
   fs::path p = path;
@@ -59,12 +99,99 @@ void check_output_path(const std::string& path, const std::string& option) {
   }
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   if (!fs::is_directory(dir, ec)) fail(option, path, fmt::format("the directory {} does not exist", dir.string()));
-  // The temporary file of the final write must be possible there.
-  std::string probe = (dir / ".ompref-probe.XXXXXX").string();
+  refuse_pseudo(dir, option, path);
+  // The temporary file of the final write must be possible there, its name
+  // included (12 characters longer than the file's).
+  const std::string temp_name = temporary_name(target.filename().string());
+  if (temp_name.size() > name_max(dir))
+    fail(option, path, fmt::format("the name is too long for this file system (accepted: at most {} characters, "
+                                   "the written file's temporary name taking 12 more)",
+                                   name_max(dir) - 12));
+  std::string probe = (dir / temp_name).string();
+  if (probe.size() >= PATH_MAX) fail(option, path, fmt::format("the path is longer than {} characters", PATH_MAX - 1));
   const int fd = mkstemp(probe.data());
   if (fd < 0) fail(option, path, fmt::format("cannot create files in {} ({})", dir.string(), std::strerror(errno)));
   close(fd);
   unlink(probe.c_str());
+}
+
+void check_output_folder(const std::string& path, const std::string& option, const std::vector<std::string>& entries) {
+  if (path.empty()) fail(option, "''", "empty path (accepted: a directory)");
+  std::error_code ec;
+  const fs::path folder = resolve_output_path(path);
+  // The deepest ancestor that exists, and the names to create below it.
+  fs::path existing = folder;
+  std::vector<std::string> created;
+  while (!existing.empty() && !fs::exists(fs::symlink_status(existing, ec))) {
+    if (existing.filename().empty() || existing.filename() == "." || existing.filename() == "..") {
+      existing = existing.parent_path();
+      continue;
+    }
+    created.insert(created.begin(), existing.filename().string());
+    existing = existing.parent_path();
+  }
+  if (existing.empty()) existing = ".";
+  if (!fs::is_directory(existing, ec))
+    fail(option, path, fmt::format("{} is not a directory (accepted: a directory, created if missing)",
+                                   existing.string()));
+  refuse_pseudo(existing, option, path);
+  std::vector<std::string> names = created;
+  names.insert(names.end(), entries.begin(), entries.end());
+  std::size_t length = fs::absolute(existing, ec).string().size();
+  for (const std::string& name : names) {
+    if (name.size() > name_max(existing))
+      fail(option, path, fmt::format("'{}' is longer than the {} characters a name may have here", name,
+                                     name_max(existing)));
+    length += 1 + name.size();
+  }
+  if (length >= PATH_MAX)
+    fail(option, path, fmt::format("the paths written there would be longer than {} characters", PATH_MAX - 1));
+  // A probe: a folder (when one is to be created) and a file in it, removed again.
+  if (names.empty()) return;
+  if (names.size() == 1) {
+    std::string probe = (existing / ".ompref-probe.XXXXXX").string();
+    const int fd = mkstemp(probe.data());
+    if (fd < 0)
+      fail(option, path, fmt::format("cannot create files in {} ({})", existing.string(), std::strerror(errno)));
+    close(fd);
+    unlink(probe.c_str());
+    return;
+  }
+  std::string probe_dir = (existing / ".ompref-probe.XXXXXX").string();
+  if (mkdtemp(probe_dir.data()) == nullptr)
+    fail(option, path, fmt::format("cannot create a folder in {} ({})", existing.string(), std::strerror(errno)));
+  std::string probe_file = probe_dir + "/probe.XXXXXX";
+  const int fd = mkstemp(probe_file.data());
+  const int error = errno;
+  if (fd >= 0) {
+    close(fd);
+    unlink(probe_file.c_str());
+  }
+  rmdir(probe_dir.c_str());
+  if (fd < 0)
+    fail(option, path, fmt::format("cannot create files in a new folder in {} ({})", existing.string(),
+                                   std::strerror(error)));
+}
+
+void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs) {
+  for (const NamedPath& out : outputs) {
+    if (out.path.empty() || out.path == "-") continue;
+    for (const NamedPath& in : inputs) {
+      if (in.path.empty() || in.path == "-") continue;
+      // The output itself, then each folder above it.
+      for (fs::path p = fs::path(out.path).lexically_normal(); !p.empty(); p = p.parent_path()) {
+        if (same_output(p.string(), in.path))
+          throw UsageError(p == fs::path(out.path).lexically_normal()
+                               ? fmt::format("{} {}: this is the file {} {} reads (accepted: an output path that "
+                                             "names no input)",
+                                             out.option, out.path, in.option, in.path)
+                               : fmt::format("{} {}: inside {} {}, a file that is read (accepted: an output path "
+                                             "outside every input)",
+                                             out.option, out.path, in.option, in.path));
+        if (p == p.parent_path()) break;
+      }
+    }
+  }
 }
 
 bool same_output(const std::string& a, const std::string& b) {
@@ -77,31 +204,28 @@ bool same_output(const std::string& a, const std::string& b) {
   return normal(ra) == normal(rb);
 }
 
-void write_output(const std::string& path, const std::string& text, const std::string& what) {
-  if (path == "-") {
-    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
-      fail(what, path, "cannot write to standard output");
-    return;
-  }
+StagedOutput stage_output(const std::string& path, const std::string& text, const std::string& what) {
   const fs::path target = resolve_output_path(path);
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
-  std::string temp = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  if (temp.size() >= sizeof pending) fail(what, path, "path too long");
-  pending_set = 0;
-  std::memcpy(pending, temp.c_str(), temp.size() + 1);
+  std::string temp = (dir / temporary_name(target.filename().string())).string();
+  if (temp.size() >= sizeof pending[0]) fail(what, path, "path too long");
+  int slot = 0;
+  while (slot < max_pending && pending_set[slot]) ++slot;
+  if (slot == max_pending) fail(what, path, "too many files staged at once");
+  std::memcpy(pending[slot], temp.c_str(), temp.size() + 1);
   // Marked before it exists: an interrupt while mkstemp creates it removes it
   // (or finds nothing to remove), never leaves it behind.
-  pending_set = 1;
-  const int fd = mkstemp(pending);
+  pending_set[slot] = 1;
+  const int fd = mkstemp(pending[slot]);
   if (fd < 0) {
-    pending_set = 0;
+    pending_set[slot] = 0;
     fail(what, path, fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
   }
-  temp = pending;
+  temp = pending[slot];
   auto give_up = [&](const char* step) {
     const std::string why = fmt::format("{}: {}", step, std::strerror(errno));
-    pending_set = 0;
     unlink(temp.c_str());
+    pending_set[slot] = 0;
     fail(what, path, why + " (the previous file, if any, is unchanged)");
   };
   // The replaced file's permissions, or those a plain create would give
@@ -128,12 +252,35 @@ void write_output(const std::string& path, const std::string& text, const std::s
     give_up("sync failed");
   }
   if (close(fd) != 0) give_up("close failed");
-  if (std::rename(temp.c_str(), target.c_str()) != 0) give_up("rename failed");
-  pending_set = 0;
+  return StagedOutput{slot, temp, target.string(), what, path};
+}
+
+void commit_output(const StagedOutput& staged) {
+  if (std::rename(staged.temp.c_str(), staged.target.c_str()) != 0) {
+    const std::string why = std::strerror(errno);
+    discard_output(staged);
+    fail(staged.what, staged.path, "rename failed: " + why + " (the previous file, if any, is unchanged)");
+  }
+  pending_set[staged.slot] = 0;
+}
+
+void discard_output(const StagedOutput& staged) noexcept {
+  unlink(staged.temp.c_str());
+  pending_set[staged.slot] = 0;
+}
+
+void write_output(const std::string& path, const std::string& text, const std::string& what) {
+  if (path == "-") {
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size() || std::fflush(stdout) != 0)
+      fail(what, path, "cannot write to standard output");
+    return;
+  }
+  commit_output(stage_output(path, text, what));
 }
 
 void remove_pending_output() noexcept {
-  if (pending_set) unlink(pending);
+  for (int slot = 0; slot < max_pending; ++slot)
+    if (pending_set[slot]) unlink(pending[slot]);
 }
 
 }  // namespace ompref

@@ -2,15 +2,17 @@
 // Output files written whole or not at all. `-` names standard output.
 //
 // A path is checked before any run (check_output_path): it must be a regular
-// file or not exist yet, in a directory that exists; FIFOs, devices and
-// directories are refused (writing to a FIFO would block). A symbolic link is
-// followed: its target is written, the link stays.
+// file or not exist yet, in a directory that exists, on a file system that
+// holds files, with a name short enough for its temporary file; FIFOs, devices
+// and directories are refused (writing to a FIFO would block). A symbolic link
+// is followed: its target is written, the link stays.
 //
 // write_output writes a temporary file in the target's directory, flushes and
 // syncs it, closes it, checking each step, then renames it over the target:
 // a reader sees the old file or the new one, never a truncated one, and an
 // error (a full disk, say) leaves the old file intact. Errors throw UsageError.
 #include <string>
+#include <vector>
 
 namespace ompref {
 
@@ -18,9 +20,40 @@ namespace ompref {
 // when it does not exist yet).
 std::string resolve_output_path(const std::string& path);
 void check_output_path(const std::string& path, const std::string& option);
-// Whether two output paths name the same file (by identity, not by spelling).
+// Whether two paths name the same file (by identity, not by spelling: a hard
+// link, a symbolic link and ./x are the file x).
 bool same_output(const std::string& a, const std::string& b);
+// The temporary file write_output writes first, beside the target:
+// ".<name>.tmp.XXXXXX" (12 characters longer than the name).
+std::string temporary_name(const std::string& file_name);
+// A folder that outputs go into, created if missing, with `entries` the
+// longest names written inside it (a results folder and its files, each
+// level's name in `entries` in order): checked before any work for each name's
+// length (the file system's limit), the path's length, a file system that holds
+// files (not /proc, /sys and their kind), and a probe that creates and removes
+// a folder and a file in the deepest existing ancestor. Throws UsageError
+// naming `option`.
+void check_output_folder(const std::string& path, const std::string& option,
+                         const std::vector<std::string>& entries);
+// Each output against each input: an output may not be an input (by identity)
+// nor lie inside one; throws UsageError naming both options.
+struct NamedPath {
+  std::string path;
+  std::string option;
+};
+void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std::vector<NamedPath>& inputs);
 void write_output(const std::string& path, const std::string& text, const std::string& what);
+// write_output in two steps, for a set of files that must change together (the
+// results folder's three): stage each (its temporary file written and synced;
+// throws UsageError, leaving the target unchanged), then commit each (a rename)
+// or discard it. Staged files count as pending for remove_pending_output().
+struct StagedOutput {
+  int slot;
+  std::string temp, target, what, path;
+};
+StagedOutput stage_output(const std::string& path, const std::string& text, const std::string& what);
+void commit_output(const StagedOutput& staged);
+void discard_output(const StagedOutput& staged) noexcept;
 // Removes the temporary file of a write in progress, if any: safe to call
 // from a signal handler (an interrupted program leaves no stray file).
 void remove_pending_output() noexcept;

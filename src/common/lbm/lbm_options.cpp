@@ -15,6 +15,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "common/io/output_file.hpp"
 #include "common/lbm/lbm.hpp"
 #include "common/usage_error.hpp"
 
@@ -189,6 +190,9 @@ void check_params(const Params& p, const MemoryLimits& limits) {
   std::error_code ec;
   if (p.vtk_every > 0 && std::filesystem::exists(p.out_dir, ec) && !std::filesystem::is_directory(p.out_dir, ec))
     throw UsageError(fmt::format("--out: '{}' exists and is not a directory", p.out_dir));
+  // The folder can be made and written, the longest frame's temporary name included.
+  if (p.vtk_every > 0)
+    check_output_folder(p.out_dir, "--out", {temporary_name(fmt::format("lbm_{}_{:06d}.vti", case_name(p.kind), INT32_MAX))});
   const std::string what = fmt::format("lbm {} {}x{}x{}", case_name(p.kind), p.nx, p.ny, p.nz);
   limits.check_host(host_bytes_needed(p), what + " (lattices, fields and the host reference run)");
   limits.check_device(device_bytes_needed(p), what + " (two lattices and the fields)");

@@ -128,8 +128,42 @@ void reference_smooth(MeshInstance& m) {
   }
 }
 
+// u = 2^-53, the unit roundoff of double.
+constexpr double unit_roundoff = 0x1p-53;
+
+// The degree (tets in the ball) of vertex i: the terms its per-vertex sums add.
+std::int32_t degree(const MeshInstance& m, std::int64_t i) { return m.ball_offset[i + 1] - m.ball_offset[i]; }
+
 void check_upward(const MeshInstance& m, int, Validation& v) {
-  coordinate_array(v, "smooth", m.output("smooth"), m.expected("smooth"), m.extent, 1e-13);
+  // smooth = x + w (sum of the d centres / d - x), the d centres summed in
+  // double in the variant's order: each partial sum rounds by at most
+  // u |partial| <= u d X (X: the largest |coordinate| of the ball's centres),
+  // so the mean is off by at most (d - 1) u X, plus a few rounding units of X
+  // for the rest. Against the extent: 1e-13 (what a cube of modest degree
+  // needs) plus (d + 4) u X / extent, per vertex.
+  const std::vector<double>& smooth = m.output("smooth");
+  const std::vector<double>& ref_smooth = m.expected("smooth");
+  const double* crd = m.crd.data();
+  double worst = -1, worst_tolerance = 1;
+  std::int64_t at = 0;
+  for (std::int64_t i = 0; i < m.nv; ++i) {
+    double x_max = 0;
+    for (int k = 0; k < 3; ++k) x_max = std::max(x_max, std::fabs(crd[3 * i + k]));
+    for (std::int32_t c = m.ball_offset[i]; c < m.ball_offset[i + 1]; ++c)
+      for (int k = 0; k < 3; ++k) x_max = std::max(x_max, std::fabs(m.centre[3 * std::int64_t(m.ball_corner[c] >> 2) + k]));
+    const double tolerance = 1e-13 + (degree(m, i) + 4) * unit_roundoff * x_max / m.extent;
+    for (int k = 0; k < 3; ++k) {
+      const double got = smooth[3 * i + k];
+      const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[3 * i + k]) / m.extent
+                                          : std::numeric_limits<double>::infinity();
+      if (!(e / tolerance <= worst / worst_tolerance)) {
+        worst = e;
+        worst_tolerance = tolerance;
+        at = 3 * i + k;
+      }
+    }
+  }
+  if (m.nv > 0) v.note(worst, worst_tolerance, [&] { return where_in("smooth", smooth, ref_smooth)(at); });
 }
 
 // ---------------------------------------------------------------- lumped: each tet adds V/4 to its 4 vertices
@@ -158,12 +192,73 @@ void reference_lumped(MeshInstance& m) {
   }
 }
 
+// The product of the three longest edges of tet t: what bounds the rounding
+// error of its volume computed in double (below).
+double edge_product(const MeshInstance& m, std::int64_t t) {
+  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  double length[6];
+  for (int e = 0; e < 6; ++e) {
+    const double* p = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][0]])];
+    const double* q = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][1]])];
+    length[e] = std::sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]));
+  }
+  std::sort(length, length + 6);
+  return length[3] * length[4] * length[5];
+}
+
 void check_lumped(const MeshInstance& m, int, Validation& v) {
   const std::vector<double>& lumped = m.output("lumped");
-  relative_array(v, "lumped", lumped, m.expected("lumped"), 1e-12, 1e-300);
+  const std::vector<double>& ref_lumped = m.expected("lumped");
+  // lumped(i) = the sum of V_t / 4 over the d tets of i's ball, each V_t
+  // computed in double from the coordinates, the d terms added in the
+  // variant's order. Two error sources, per vertex:
+  // - each volume: det(b - a, c - a, d - a) / 6 in double. The differences
+  //   round by u relative, the six triple products of the determinant (the sum
+  //   of their magnitudes at most 3 sqrt(3) P, P = the product of the three
+  //   edges, at most that of the three longest) round by 2 u and are added by
+  //   at most 5 more roundings: |error| <= 8 u 3 sqrt(3) P / 6 < 7 u P, taken
+  //   as E_t = 8 u P (thin tets, P >> |V|, are where this matters);
+  // - the sum: d terms off by at most (d - 1) u of the sum of their
+  //   magnitudes A = sum |V_t| / 4 (Higham, Accuracy and Stability, 4.2), and
+  //   the long-double reference's rounding to double, u more.
+  // So |got - want| <= sum E_t / 4 + (d + 1) u A; written relative to A
+  // (A = |lumped| unless the ball holds inverted tets).
+  double worst = -1, worst_tolerance = 1, sum_abs = 0, sum_volume_error = 0;
+  std::int64_t at = 0;
+  for (std::int64_t i = 0; i < m.nv; ++i) {
+    double magnitude = 0, volume_error = 0;
+    for (std::int32_t c = m.ball_offset[i]; c < m.ball_offset[i + 1]; ++c) {
+      const std::int64_t t = m.ball_corner[c] >> 2;
+      magnitude += std::fabs(m.volume[t]) / 4;
+      volume_error += 8 * unit_roundoff * edge_product(m, t) / 4;
+    }
+    sum_abs += magnitude;
+    sum_volume_error += volume_error;
+    const double got = lumped[i];
+    const double scale = magnitude > 0 ? magnitude : 1e-300;
+    const double e = std::isfinite(got) ? std::fabs(got - ref_lumped[i]) / scale
+                                        : std::numeric_limits<double>::infinity();
+    const double tolerance = (degree(m, i) + 1) * unit_roundoff + volume_error / scale;
+    if (!(e / tolerance <= worst / worst_tolerance)) {
+      worst = e;
+      worst_tolerance = tolerance;
+      at = i;
+    }
+  }
+  if (m.nv > 0) v.note(worst, worst_tolerance, [&] { return where_in("lumped", lumped, ref_lumped)(at); });
+  // Their sum (in long double, rounded once) against the total volume: each
+  // term within its bound above, so the sum within the sum of the bounds,
+  // relative to the sum of all magnitudes (the total |volume|): at most
+  // (d_max + 2) u + sum E_t / 4 / total.
+  std::int32_t d_max = 0;
+  for (std::int64_t i = 0; i < m.nv; ++i) d_max = std::max(d_max, degree(m, i));
   LD sum = 0;
   for (std::int64_t i = 0; i < m.nv; ++i) sum += lumped[i];
-  v.note(rel(double(sum), m.ref_volume_sum), 1e-12, [&] {
+  const double total_scale = sum_abs > 0 ? sum_abs : 1e-300;
+  const double sum_error = std::isfinite(double(sum))
+                               ? double(std::fabs(LD(double(sum)) - m.ref_volume_sum) / total_scale)
+                               : std::numeric_limits<double>::infinity();
+  v.note(sum_error, (d_max + 2) * unit_roundoff + sum_volume_error / total_scale, [&] {
     return fmt::format("sum of lumped volumes {} (total volume {})", double(sum), double(m.ref_volume_sum));
   });
 }

@@ -3,6 +3,7 @@
 // balls again in GMlib's degree-binned layout.
 #include <algorithm>
 #include <cstdint>
+#include <tuple>
 #include <vector>
 
 #include "common/mesh/mesh.hpp"
@@ -25,28 +26,61 @@ void build_ball(const std::vector<std::int32_t>& tet, std::int64_t nv, std::vect
 
 void MeshInstance::build_topology() {
   build_ball(tet, nv, ball_offset, ball_corner);
-  // Neighbour through the face opposite vertex k: the other tet in the ball of
-  // the face's smallest vertex that holds all three face vertices.
-  tet_nbr.assign(4 * nt, -1);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t)
-    for (int k = 0; k < 4; ++k) {
+  // Neighbour through the face opposite vertex k: the other tet holding the
+  // same three vertices. Each face (a corner 4 t + k) is filed under its
+  // smallest vertex (a CSR, O(n)); each vertex's faces are sorted by their two
+  // other vertices, then by tet, so that equal faces lie side by side:
+  // O(n log n) whatever the vertex degrees (a scan of the smallest vertex's
+  // ball for each face is quadratic in its degree). A face held by more than
+  // two tets (not a valid mesh) pairs each tet with the smallest other one.
+  const auto face_of = [this](std::int32_t corner, std::int32_t f[3]) {
+    const std::int64_t t = corner >> 2;
+    const int k = corner & 3;
+    for (int q = 0, n = 0; q < 4; ++q)
+      if (q != k) f[n++] = tet[4 * t + q];
+    std::sort(f, f + 3);
+  };
+  std::vector<std::int32_t> face_offset(nv + 1, 0), face_corner(4 * nt);
+  for (std::int64_t c = 0; c < 4 * nt; ++c) {
+    std::int32_t f[3];
+    face_of(std::int32_t(c), f);
+    ++face_offset[f[0] + 1];
+  }
+  for (std::int64_t v = 0; v < nv; ++v) face_offset[v + 1] += face_offset[v];
+  {
+    std::vector<std::int32_t> fill(face_offset.begin(), face_offset.end() - 1);
+    for (std::int64_t c = 0; c < 4 * nt; ++c) {
       std::int32_t f[3];
-      for (int q = 0, n = 0; q < 4; ++q)
-        if (q != k) f[n++] = tet[4 * t + q];
-      const std::int32_t a = std::min({f[0], f[1], f[2]});
-      for (std::int32_t i = ball_offset[a]; i < ball_offset[a + 1]; ++i) {
-        const std::int64_t u = ball_corner[i] >> 2;
-        if (u == t) continue;
-        int hits = 0;
-        for (int s = 0; s < 3; ++s)
-          for (int q = 0; q < 4; ++q) hits += tet[4 * u + q] == f[s];
-        if (hits == 3) {
-          tet_nbr[4 * t + k] = std::int32_t(u);
-          break;
-        }
-      }
+      face_of(std::int32_t(c), f);
+      face_corner[fill[f[0]]++] = std::int32_t(c);
     }
+  }
+  tet_nbr.assign(4 * nt, -1);
+#pragma omp parallel for schedule(dynamic, 256)
+  for (std::int64_t a = 0; a < nv; ++a) {
+    std::int32_t* first = face_corner.data() + face_offset[a];
+    std::int32_t* last = face_corner.data() + face_offset[a + 1];
+    const auto key = [&](std::int32_t corner) {
+      std::int32_t f[3];
+      face_of(corner, f);
+      return std::make_tuple(f[1], f[2], corner >> 2);
+    };
+    std::sort(first, last, [&](std::int32_t x, std::int32_t y) { return key(x) < key(y); });
+    for (std::int32_t* run = first; run != last;) {
+      const auto same_face = [&](std::int32_t c) {
+        const auto kc = key(c), kr = key(*run);
+        return std::get<0>(kc) == std::get<0>(kr) && std::get<1>(kc) == std::get<1>(kr);
+      };
+      std::int32_t* end = run + 1;
+      while (end != last && same_face(*end)) ++end;
+      for (std::int32_t* c = run; c != end; ++c) {
+        std::int32_t* other = run;  // the smallest other tet: a tet's own corners (a repeated vertex) are skipped
+        while (other != end && (*other >> 2) == (*c >> 2)) ++other;
+        if (other != end) tet_nbr[*c] = *other >> 2;
+      }
+      run = end;
+    }
+  }
   // Without triangles (the generated cube), the boundary faces become the
   // triangles, oriented outwards.
   if (tri.empty()) {
