@@ -10,7 +10,8 @@
 #                                   compiler and llvm-19-dev (libLLVM for the clang JIT build;
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
-#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload;
+#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
+#                                   race;
 #                                   scripts/run-suite.sh uses it). The CUDA toolkit (nvcc) of the
 #                                   gpu presets' native twins is not a Debian package: it is not
 #                                   checked here (without it run-suite.sh builds them off)
@@ -54,6 +55,9 @@ mpi=("openmpi-bin|command -v mpirun"
      "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")
 gcc_nvptx=("g++-12|command -v g++-12 && command -v gcc-12"
            "gcc-12-offload-nvptx|test -e $multiarch/libgomp-plugin-nvptx.so.1")
+# The race job (ThreadSanitizer's runtime; Archer is in libomp-19-dev).
+race=("libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.tsan-x86_64.a"
+      "libomp-19-dev|test -e $llvm/lib/libarcher.so")
 
 needs=("${base[@]}")
 case "$preset" in
@@ -61,7 +65,8 @@ case "$preset" in
     needs+=("${gxx[@]}" "${clang[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
             "libgmock-dev|test -e /usr/include/gmock/gmock.h"
             "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
-            "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a") ;;
+            "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
+            "${race[@]}") ;;
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
@@ -69,7 +74,8 @@ case "$preset" in
   gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload)" >&2
+  race)        needs+=("${clang[@]}" "${race[@]}") ;;
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, race)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

@@ -33,4 +33,11 @@ cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs" --target ompref ompref_tests meshb_replay ompref_launch_cost
 echo "== sanitize: quick tests"
 ctest --preset sanitize -j "$jobs"
+# Races (the `race` preset, docs/toolchains.md): `ompref check` over every
+# host and target variant under ThreadSanitizer with LLVM's Archer on 2 and 4
+# threads, any report fails; and the fixture whose race must be reported.
+echo "== race: configure, build, race tests"
+cmake --preset race >/dev/null
+cmake --build --preset race -j "$jobs" --target race_programs
+ctest --preset race
 echo "== all tests passed"
