@@ -11,7 +11,7 @@
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
 #                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
-#                                   race;
+#                                   race, amd-compile, amd-compile-gcc;
 #                                   scripts/run-suite.sh uses it). The CUDA toolkit (nvcc) of the
 #                                   gpu presets' native twins is not a Debian package: it is not
 #                                   checked here (without it run-suite.sh builds them off)
@@ -55,9 +55,15 @@ mpi=("openmpi-bin|command -v mpirun"
      "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")
 gcc_nvptx=("g++-12|command -v g++-12 && command -v gcc-12"
            "gcc-12-offload-nvptx|test -e $multiarch/libgomp-plugin-nvptx.so.1")
-# The race job (ThreadSanitizer's runtime; Archer is in libomp-19-dev).
+# The race job (ThreadSanitizer's runtime; Archer is in libomp-19-dev) and the
+# AMD device compile (scripts/amd_compile_check.py): clang-19 with ROCm's device
+# libraries and lld, gcc-12 with its amdgcn offload compiler.
 race=("libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.tsan-x86_64.a"
       "libomp-19-dev|test -e $llvm/lib/libarcher.so")
+amd_clang=("rocm-device-libs|test -e $multiarch/amdgcn/bitcode/ocml.bc"
+           "lld-19|test -x $llvm/bin/ld.lld")
+amd_gcc=("g++-12|command -v g++-12 && command -v gcc-12"
+         "gcc-12-offload-amdgcn|test -x /usr/lib/gcc/x86_64-linux-gnu/12/accel/amdgcn-amdhsa/mkoffload")
 
 needs=("${base[@]}")
 case "$preset" in
@@ -66,7 +72,7 @@ case "$preset" in
             "libgmock-dev|test -e /usr/include/gmock/gmock.h"
             "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
             "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
-            "${race[@]}") ;;
+            "${race[@]}" "${amd_clang[@]}" "${amd_gcc[@]}") ;;
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
@@ -75,7 +81,9 @@ case "$preset" in
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, race)" >&2
+  amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
+  amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

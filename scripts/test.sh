@@ -40,4 +40,9 @@ echo "== race: configure, build, race tests"
 cmake --preset race >/dev/null
 cmake --build --preset race -j "$jobs" --target race_programs
 ctest --preset race
+# AMD device code, compiled and device-linked per kernel file, never run:
+# clang-19 for gfx90a with Debian's ROCm device libraries, g++-12 for gfx906.
+echo "== amd-compile: the kernels for AMD GPUs (clang-19 gfx90a, g++-12 gfx906)"
+scripts/amd_compile_check.py amd-compile -j "$jobs"
+scripts/amd_compile_check.py amd-compile-gcc -j "$jobs"
 echo "== all tests passed"
