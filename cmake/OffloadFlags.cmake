@@ -17,7 +17,7 @@
 # Rows marked "untested" are documented from vendor manuals and have not been
 # built here; they are the starting point for a port, not a promise. Rows
 # marked "compiled in CI" build their device code in scripts/test.sh
-# (scripts/amd-compile-check.sh) but never run on such a device.
+# (scripts/amd_compile_check.py) but never run on such a device.
 
 set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
 set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
