@@ -15,7 +15,9 @@
 #   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro)
 #
 # Rows marked "untested" are documented from vendor manuals and have not been
-# built here; they are the starting point for a port, not a promise.
+# built here; they are the starting point for a port, not a promise. Rows
+# marked "compiled in CI" build their device code in scripts/test.sh
+# (scripts/amd_compile_check.py) but never run on such a device.
 
 set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
 set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
@@ -52,9 +54,12 @@ if(_id STREQUAL "GNU")
     set(OMPREF_OPENMP_FLAGS -fopenmp)
     set(OMPREF_OFFLOAD_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=${_arch} -latomic -lm")
     set(OMPREF_LINK_FLAGS -foffload=nvptx-none "-foffload-options=nvptx-none=-march=${_arch} -latomic -lm")
-  elseif(_mode STREQUAL "amdgcn")  # untested
+  elseif(_mode STREQUAL "amdgcn")  # compiled in CI for gfx906 (the amd-compile-gcc preset), not run
+    # gcc-12's amdgcn back end knows fiji, gfx900, gfx906 and gfx908 (not gfx90a);
+    # Debian's gcc-12-offload-amdgcn has its device libgomp for fiji/gfx900 and gfx906 only.
+    # -lm: exp() and fmin() in device code (as on nvptx; the device link fails without it).
     set(OMPREF_OPENMP_FLAGS -fopenmp)
-    set(OMPREF_OFFLOAD_FLAGS -foffload=amdgcn-amdhsa "-foffload-options=amdgcn-amdhsa=-march=${_arch}")
+    set(OMPREF_OFFLOAD_FLAGS -foffload=amdgcn-amdhsa "-foffload-options=amdgcn-amdhsa=-march=${_arch} -lm")
     set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
   endif()
 elseif(_id STREQUAL "Clang")
@@ -99,8 +104,18 @@ elseif(_id STREQUAL "Clang")
       # The device link's -lompdevice.
       list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
     endif()
-  elseif(_mode STREQUAL "amdgcn")  # untested: amdclang++ / AOMP
+  elseif(_mode STREQUAL "amdgcn")  # compiled in CI for gfx90a (clang-19, the amd-compile preset), not run; amdclang++ / AOMP untested
+    # The ROCm device libraries (ocml, ockl, oclc_*): Debian's rocm-device-libs
+    # where installed, else clang's own search (--rocm-path, /opt/rocm).
+    set(OMPREF_ROCM_DEVICE_LIB_PATH "" CACHE PATH "Folder of the ROCm device libraries' bitcode (empty: Debian's, else clang's search)")
+    set(_rocm_bitcode "${OMPREF_ROCM_DEVICE_LIB_PATH}")
+    if(NOT _rocm_bitcode AND EXISTS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode/ocml.bc)
+      set(_rocm_bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode)
+    endif()
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
+    if(_rocm_bitcode)
+      list(APPEND OMPREF_OFFLOAD_FLAGS --rocm-device-lib-path=${_rocm_bitcode})
+    endif()
     set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
   endif()
 elseif(_id STREQUAL "IntelLLVM")  # untested: icpx

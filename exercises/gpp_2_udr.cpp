@@ -56,7 +56,9 @@ void target_udr(GppInstance& s, RunContext& ctx) {
 const Registration target_udr_registration{target_variant(
     "gpp", "target_udr",
     "the same with one `declare reduction` over a trivially-copyable struct of three complex numbers",
-    target_udr, device_data).follows("target_basic")};
+    target_udr, device_data).follows("target_basic")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -285,34 +285,45 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 const Registration target_direct_registration{target_variant(
     "mesh", "target_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-    target_direct, direct_data).for_kernel("direct").mirror_of("host_direct")};
+    target_direct, direct_data).for_kernel("direct").mirror_of("host_direct")
+        .uses({"target teams distribute parallel for", "simd", "declare target", "map(alloc)"})};
 const Registration target_downward_registration{target_variant(
     "mesh", "target_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-    target_downward, downward_data).for_kernel("downward").mirror_of("host_downward")};
+    target_downward, downward_data).for_kernel("downward").mirror_of("host_downward")
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_transverse_registration{target_variant(
     "mesh", "target_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-    target_transverse, transverse_data).for_kernel("transverse").mirror_of("host_transverse")};
+    target_transverse, transverse_data).for_kernel("transverse").mirror_of("host_transverse")
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_ball_csr_registration{target_variant(
     "mesh", "target_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-    target_ball_csr, ball_csr_data).for_kernel("upward_csr").mirror_of("host_ball_csr")};
+    target_ball_csr, ball_csr_data).for_kernel("upward_csr").mirror_of("host_ball_csr")
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_ball_binned_registration{target_variant(
     "mesh", "target_ball_binned",
     "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-    target_ball_binned, ball_binned_data).for_kernel("upward_binned").mirror_of("host_ball_binned")};
+    target_ball_binned, ball_binned_data).for_kernel("upward_binned").mirror_of("host_ball_binned")
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_lumped_atomic_registration{target_variant(
     "mesh", "target_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-    target_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic").mirror_of("host_lumped_atomic")};
+    target_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic").mirror_of("host_lumped_atomic")
+        .uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)"})};
 const Registration target_lumped_scatter_gather_registration{target_variant(
     "mesh", "target_lumped_scatter_gather",
     "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-    target_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")};
+    target_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_reduce_registration{target_variant(
     "mesh", "target_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-    target_reduce, reduce_data).for_kernel("reduce").mirror_of("host_reduce")};
+    target_reduce, reduce_data).for_kernel("reduce").mirror_of("host_reduce")
+        .uses({"target teams distribute parallel for", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)"})};
 const Registration target_reduce_blocks_registration{target_variant(
     "mesh", "target_reduce_blocks",
     "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
-    target_reduce_blocks, reduce_blocks_data).for_kernel("reduce").mirror_of("host_reduce_blocks")};
+    target_reduce_blocks, reduce_blocks_data).for_kernel("reduce").mirror_of("host_reduce_blocks")
+        .uses({"parallel for", "teams distribute", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::mesh

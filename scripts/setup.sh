@@ -11,7 +11,8 @@
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
 #                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
-#                                   offload-22, gpu-aot; scripts/run-suite.sh uses it). The CUDA
+#                                   offload-22, gpu-aot, race, amd-compile, amd-compile-gcc;
+#                                   scripts/run-suite.sh uses it). The CUDA
 #                                   toolkit (nvcc) of the gpu presets' native twins is not a Debian
 #                                   package: it is not checked here (without it run-suite.sh builds
 #                                   them off)
@@ -69,6 +70,15 @@ clang22=("clang-22|command -v clang++-22 && command -v clang-22"
          "liboffload-22|test -e $llvm22/lib/libomptarget.so.22.1"
          "liboffload-22-dev|test -e $llvm22/lib/libomptarget.so"
          "ninja-build|command -v ninja")
+# The race job (ThreadSanitizer's runtime; Archer is in libomp-19-dev) and the
+# AMD device compile (scripts/amd_compile_check.py): clang-19 with ROCm's device
+# libraries and lld, gcc-12 with its amdgcn offload compiler.
+race=("libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.tsan-x86_64.a"
+      "libomp-19-dev|test -e $llvm/lib/libarcher.so")
+amd_clang=("rocm-device-libs|test -e $multiarch/amdgcn/bitcode/ocml.bc"
+           "lld-19|test -x $llvm/bin/ld.lld")
+amd_gcc=("g++-12|command -v g++-12 && command -v gcc-12"
+         "gcc-12-offload-amdgcn|test -x /usr/lib/gcc/x86_64-linux-gnu/12/accel/amdgcn-amdhsa/mkoffload")
 
 needs=("${base[@]}")
 llvm_rt=0   # 1: the clang-22 presets' .toolchains/llvm-22 (scripts/setup-llvm-rt.sh)
@@ -78,7 +88,8 @@ case "$preset" in
     needs+=("${gxx[@]}" "${clang[@]}" "${clang22[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
             "libgmock-dev|test -e /usr/include/gmock/gmock.h"
             "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
-            "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a") ;;
+            "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
+            "${race[@]}" "${amd_clang[@]}" "${amd_gcc[@]}") ;;
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
@@ -89,6 +100,10 @@ case "$preset" in
   offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
   gpu-aot)     llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
   *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot)" >&2
+  race)        needs+=("${clang[@]}" "${race[@]}") ;;
+  amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
+  amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

@@ -43,4 +43,16 @@ cmake --preset sanitize >/dev/null
 cmake --build --preset sanitize -j "$jobs" --target ompref ompref_tests meshb_replay ompref_launch_cost
 echo "== sanitize: quick tests"
 ctest --preset sanitize -j "$jobs"
+# Races (the `race` preset, docs/toolchains.md): `ompref check` over every
+# host and target variant under ThreadSanitizer with LLVM's Archer on 2 and 4
+# threads, any report fails; and the fixture whose race must be reported.
+echo "== race: configure, build, race tests"
+cmake --preset race >/dev/null
+cmake --build --preset race -j "$jobs" --target race_programs
+ctest --preset race
+# AMD device code, compiled and device-linked per kernel file, never run:
+# clang-19 for gfx90a with Debian's ROCm device libraries, g++-12 for gfx906.
+echo "== amd-compile: the kernels for AMD GPUs (clang-19 gfx90a, g++-12 gfx906)"
+scripts/amd_compile_check.py amd-compile -j "$jobs"
+scripts/amd_compile_check.py amd-compile-gcc -j "$jobs"
 echo "== all tests passed"

@@ -33,10 +33,44 @@ namespace {
 
 double gib(double bytes) { return bytes / (1024.0 * 1024 * 1024); }
 
-void list_variants(bool json) {
+// The variants of files the build could not compile (common/registry.hpp
+// LeftOut), one line each: "<workload> <variant> <kind> not compiled: <why>".
+std::string left_out_line(const LeftOut& v) {
+  if (v.name.empty()) return fmt::format("{} (no registration found) not compiled: {}", v.file, v.reason);
+  return fmt::format("{} {} {} not compiled: {}", v.workload, v.name, kind_name(v.kind), v.reason);
+}
+
+// `list --features`: each OpenMP feature, how many variants use it, and which.
+void list_features() {
+  std::vector<std::string> names = openmp_features();
+  for (const Variant* v : registry().variants())
+    for (const std::string& f : v->features)
+      if (std::find(names.begin(), names.end(), f) == names.end()) names.push_back(f);
+  for (const std::string& f : names) {
+    std::vector<std::string> users;
+    for (const Variant* v : registry().variants())
+      if (std::find(v->features.begin(), v->features.end(), f) != v->features.end())
+        users.push_back(v->workload + " " + v->name);
+    const bool known = std::find(openmp_features().begin(), openmp_features().end(), f) != openmp_features().end();
+    fmt::print("{}{}: {} variant{}{}{}\n", f, known ? "" : " (not a known feature: see openmp_features())",
+               users.size(), users.size() == 1 ? "" : "s", users.empty() ? "" : ": ", fmt::join(users, ", "));
+  }
+  std::vector<std::string> untagged;
+  for (const Variant* v : registry().variants())
+    if (v->features.empty()) untagged.push_back(v->workload + " " + v->name);
+  if (!untagged.empty()) fmt::print("(no features declared): {} variant{}: {}\n", untagged.size(),
+                                    untagged.size() == 1 ? "" : "s", fmt::join(untagged, ", "));
+}
+
+void list_variants(bool json, bool features) {
+  if (features) {
+    list_features();
+    return;
+  }
   if (!json) {
     for (const Variant* v : registry().variants())
       fmt::print("{} {} {} {}\n", v->workload, v->name, kind_name(v->kind), v->sentence);
+    for (const LeftOut& v : registry().left_out()) fmt::print("{}\n", left_out_line(v));
     return;
   }
   // Every fact a variant's registration declares, for scripts and tests.
@@ -51,8 +85,18 @@ void list_variants(bool json) {
                    {"mirrors", v->mirrors},
                    {"kernel", v->kernel},
                    {"options", v->options},
+                   {"features", v->features},
                    {"ceiling_phase", v->ceiling_phase},
-                   {"splits_across_ranks", v->splits_across_ranks}});
+                   {"splits_across_ranks", v->splits_across_ranks},
+                   {"compiled", true}});
+  // The variants of files that did not compile: what is known without compiling them.
+  for (const LeftOut& v : registry().left_out())
+    out.push_back({{"workload", v.workload},
+                   {"variant", v.name},
+                   {"kind", kind_name(v.kind)},
+                   {"file", v.file},
+                   {"compiled", false},
+                   {"not_compiled", v.reason}});
   fmt::print("{}\n", out.dump(2));
 }
 
@@ -179,8 +223,12 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
   check_args.warmup = 0;
   check_args.budget_s = 0;
   check_args.no_ceiling = true;
+  check_args.report_left_out = true;
   CLI::App* check = app.add_subcommand(
-      "check", "the quick toolchain check: every variant of every workload at its smallest size, once, validated");
+      "check", "the quick toolchain check: every variant of every workload at its smallest size, once, validated; "
+               "the variants of files the build could not compile are reported as failed");
+  check->add_option("--feature", check_args.feature,
+                    "only the variants that use this OpenMP feature (ompref list --features names them)");
   add_output_options(*check, check_args);
   return check;
 }
@@ -191,9 +239,14 @@ int run_main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   bool version = false;
   app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
-  CLI::App* list = app.add_subcommand("list", "one line per variant: <workload> <variant> <host|target|native> <sentence>");
-  bool list_json = false;
-  list->add_flag("--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options");
+  CLI::App* list = app.add_subcommand(
+      "list", "one line per variant: <workload> <variant> <host|target|native> <sentence> (or not compiled: <why>)");
+  bool list_json = false, list_feature_table = false;
+  CLI::Option* json_flag = list->add_flag(
+      "--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options, features");
+  list->add_flag("--features", list_feature_table,
+                 "each OpenMP feature with the number of variants that use it, and which")
+      ->excludes(json_flag);
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
   int require = 0;
   devices
@@ -257,7 +310,7 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   if (list->parsed()) {
-    list_variants(list_json);
+    list_variants(list_json, list_feature_table);
     return 0;
   }
   if (devices->parsed()) {

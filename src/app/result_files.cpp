@@ -12,6 +12,7 @@
 #include <vector>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
@@ -162,10 +163,11 @@ void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohma
   done();
 }
 
-void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
+void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings,
+                              const std::vector<LeftOut>& left_out) {
   if (!paths_.json.empty()) write_output(paths_.json, json_text(report_json(runs, ceilings), 2) + "\n", "--json");
   if (!paths_.csv.empty()) write_output(paths_.csv, runs_to_csv(runs), "--csv");
-  if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs), "--junit");
+  if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs, left_out), "--junit");
 }
 
 std::string table_text(const std::vector<RunResult>& runs) {
@@ -198,18 +200,19 @@ std::string xml_escaped(const std::string& s) {
 
 }  // namespace
 
-std::string junit_xml(const std::vector<RunResult>& runs) {
-  int failures = 0;
+std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out) {
+  int failures = int(left_out.size());
   double total = 0;
   for (const RunResult& r : runs) {
     failures += r.check.valid ? 0 : 1;
     total += r.time_s.median * r.reps;
   }
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" time=\"{:.6f}\">\n", runs.size(),
+  const std::size_t tests = runs.size() + left_out.size();
+  out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" time=\"{:.6f}\">\n", tests,
                      failures, total);
   out += fmt::format("  <testsuite name=\"ompref\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
-                     runs.size(), failures, total);
+                     tests, failures, total);
   for (const RunResult& r : runs) {
     const std::string name = xml_escaped(fmt::format("{} {} [{}, {}]", r.workload, r.variant, r.size, r.ran_on));
     out += fmt::format("    <testcase classname=\"ompref.{}\" name=\"{}\" time=\"{:.6f}\"", xml_escaped(r.workload),
@@ -220,11 +223,21 @@ std::string junit_xml(const std::vector<RunResult>& runs) {
                          xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
                          r.check.tolerance, xml_escaped(r.check.reference));
     } else {
-      out += fmt::format(">\n      <failure message=\"max relative error {:.3g} exceeds tolerance {:.3g}\" "
-                         "type=\"validation\">{} (reference: {})</failure>\n    </testcase>\n",
-                         r.check.max_rel_error, r.check.tolerance, xml_escaped(r.check.detail),
-                         xml_escaped(r.check.reference));
+      const Variant* v = registry().variant(r.workload, r.variant);
+      const std::string features =
+          v && !v->features.empty() ? fmt::format("; it uses: {}", fmt::join(v->features, ", ")) : "";
+      out += fmt::format(">\n      <failure message=\"max relative error {:.3g} exceeds tolerance {:.3g}{}\" "
+                         "type=\"validation\">{} (reference: {}){}</failure>\n    </testcase>\n",
+                         r.check.max_rel_error, r.check.tolerance, xml_escaped(features), xml_escaped(r.check.detail),
+                         xml_escaped(r.check.reference), xml_escaped(features));
     }
+  }
+  for (const LeftOut& v : left_out) {
+    const std::string name = v.name.empty() ? v.file : fmt::format("{} {} [not compiled]", v.workload, v.name);
+    out += fmt::format("    <testcase classname=\"ompref.{}\" name=\"{}\" time=\"0\">\n      <failure message=\"not "
+                       "compiled: {}\" type=\"compile\">{}: {}</failure>\n    </testcase>\n",
+                       xml_escaped(v.workload.empty() ? "build" : v.workload), xml_escaped(name), xml_escaped(v.reason),
+                       xml_escaped(v.file), xml_escaped(v.reason));
   }
   out += "  </testsuite>\n</testsuites>\n";
   return out;

@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "common/registry.hpp"
 #include "common/results.hpp"
 
 namespace ompref {
@@ -27,7 +28,9 @@ class ResultFiles {
   void open_folder();
   // After each finished run: the folder's files; at the end: also the named files.
   void save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
-  void write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
+  // left_out: `check`'s variants of files that did not compile (failed test cases in --junit).
+  void write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings,
+                   const std::vector<LeftOut>& left_out = {});
   const std::string& folder() const { return folder_; }
 
  private:
@@ -48,7 +51,8 @@ void exit_130_on_interrupt();
 
 std::string table_text(const std::vector<RunResult>& runs);
 // JUnit XML: one test case per run; a failure carries the worst error, the
-// tolerance and where it is.
-std::string junit_xml(const std::vector<RunResult>& runs);
+// tolerance, where it is and the variant's OpenMP features; each variant of
+// a file that did not compile is a failed test case of type "compile".
+std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out = {});
 
 }  // namespace ompref

@@ -62,6 +62,12 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
                                    run_command.get_name()));
   for (const std::string& v : args.variants)
     if (v.empty()) throw UsageError("--variant: empty value (accepted: V[,V...] or all)");
+  if (!args.feature.empty()) {
+    const std::vector<std::string>& known = openmp_features();
+    if (std::find(known.begin(), known.end(), args.feature) == known.end())
+      throw UsageError(fmt::format("--feature {}: not an OpenMP feature of the registrations (accepted: {})",
+                                   args.feature, fmt::join(known, ", ")));
+  }
   // Workload options belong to their workload's option group.
   for (Workload* other : registry().workloads()) {
     if (args.workload == "all" || other->name() == args.workload) continue;
@@ -104,11 +110,24 @@ Plan make_plan(const RunArgs& args) {
       std::set<std::string> seen;
       for (const std::string& name : args.variants) {
         const Variant* v = registry().variant(w->name(), name);
+        for (const LeftOut& out : registry().left_out())
+          if (!v && out.workload == w->name() && out.name == name)
+            throw UsageError(fmt::format("--variant: {} {} was not compiled in this build ({}: {})", w->name(),
+                                         name, out.file, out.reason));
         if (!v)
           throw UsageError(fmt::format("--variant: unknown {} variant '{}' (accepted: {}, all)", w->name(), name,
                                        fmt::join(known, ", ")));
         if (seen.insert(name).second) chosen.push_back(v);
       }
+    }
+    if (!args.feature.empty()) {  // `check --feature F`
+      chosen.erase(std::remove_if(chosen.begin(), chosen.end(),
+                                  [&](const Variant* v) {
+                                    return std::find(v->features.begin(), v->features.end(), args.feature) ==
+                                           v->features.end();
+                                  }),
+                   chosen.end());
+      if (chosen.empty()) continue;
     }
     const std::string size = size_of(args, *w);
     std::vector<std::string> sizes = w->sizes();
@@ -116,6 +135,8 @@ Plan make_plan(const RunArgs& args) {
       throw UsageError(fmt::format("--size: {} has no size '{}' (accepted: {})", w->name(), size, fmt::join(sizes, ", ")));
     plan.emplace_back(w, chosen);
   }
+  if (plan.empty())
+    throw UsageError(fmt::format("--feature {}: no variant of this build uses it (ompref list --features)", args.feature));
   return plan;
 }
 
@@ -165,7 +186,8 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
         progress.clear();
         print_phase_table(r, stdout);
         if (!r.check.valid)
-          fmt::print(stderr, "ompref: {} {} failed validation: {}\n", r.workload, r.variant, r.check.detail);
+          fmt::print(stderr, "ompref: {} {} failed validation: {}{}\n", r.workload, r.variant, r.check.detail,
+                     v->features.empty() ? "" : fmt::format(" (it uses: {})", fmt::join(v->features, ", ")));
         runs.push_back(std::move(r));
         set_native_fractions(runs);  // target runs against their native twin, once it has run
         std::fflush(stdout);
@@ -333,11 +355,16 @@ int run_suite(const RunArgs& args, CLI::App& command) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);
   }
-  files.write_named(runs, ceilings.to_json());  // the named files first: a lost table loses no result
+  // `check`: the variants of files the build could not compile fail it.
+  const std::vector<LeftOut> left_out = args.report_left_out ? registry().left_out() : std::vector<LeftOut>{};
+  for (const LeftOut& v : left_out)
+    fmt::print(stderr, "ompref: FAIL {} not compiled: {}\n",
+               v.name.empty() ? v.file : fmt::format("{} {} ({})", v.workload, v.name, v.file), v.reason);
+  files.write_named(runs, ceilings.to_json(), left_out);  // the named files first: a lost table loses no result
   if (!table_written)
     throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
 
-  bool all_valid = ceilings.all_valid();
+  bool all_valid = ceilings.all_valid() && left_out.empty();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
   return all_ranks(all_valid) ? 0 : 1;
 }

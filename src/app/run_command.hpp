@@ -26,6 +26,8 @@ struct RunArgs {
   bool no_ceiling = false;
   bool quiet = false;  // no progress line
   std::string device_wait = "spin";  // spin or runtime (common/device_wait.hpp)
+  std::string feature;  // `check --feature F`: only the variants whose registration uses F
+  bool report_left_out = false;  // `check`: the variants of files that did not compile are failures
 };
 
 // The options both commands share (outputs, devices, progress).

@@ -48,6 +48,8 @@ void Registry::add(Variant variant) { variants_.push_back(std::move(variant)); }
 
 void Registry::add(NativeProbe probe) { probes_.push_back(std::move(probe)); }
 
+void Registry::add(LeftOut left_out) { left_out_.push_back(std::move(left_out)); }
+
 void Registry::set_native(NativeBackend backend) { native_ = std::make_unique<NativeBackend>(std::move(backend)); }
 
 std::vector<NativeProbe> Registry::probes() const {

@@ -16,12 +16,27 @@
 
 namespace ompref {
 
+// A variant whose source file did not compile: the build left the file out
+// of the program and registered its variants (found by cmake/step_variants.cmake
+// without compiling it) with the compiler's first error line instead
+// (cmake/compile_step.cmake). `ompref list` and `ompref check` report them.
+struct LeftOut {
+  Kind kind = Kind::target;
+  std::string workload;
+  std::string name;  // empty: no registration found in the file
+  std::string file;  // from src/
+  std::string reason;  // the compiler's first error line
+};
+
 class Registry {
  public:
   void add(std::unique_ptr<Workload> workload);
   void add(Variant variant);
   void add(NativeProbe probe);
+  void add(LeftOut left_out);
   void set_native(NativeBackend backend);
+  // The variants of files that did not compile (LeftOut), in their order.
+  const std::vector<LeftOut>& left_out() const { return left_out_; }
   // The native back end, or nullptr in a build without one.
   const NativeBackend* native() const { return native_.get(); }
   // In their order.
@@ -37,6 +52,7 @@ class Registry {
   std::vector<std::unique_ptr<Workload>> workloads_;
   std::vector<Variant> variants_;
   std::vector<NativeProbe> probes_;
+  std::vector<LeftOut> left_out_;
   std::unique_ptr<NativeBackend> native_;
 };
 
@@ -69,6 +85,9 @@ struct Registration {
   explicit Registration(std::unique_ptr<Workload> workload) { registry().add(std::move(workload)); }
   explicit Registration(NativeBackend backend) { registry().set_native(std::move(backend)); }
   explicit Registration(NativeProbe probe) { registry().add(std::move(probe)); }
+  explicit Registration(std::vector<LeftOut> variants) {
+    for (LeftOut& v : variants) registry().add(std::move(v));
+  }
 };
 
 }  // namespace ompref

@@ -32,6 +32,10 @@ struct Variant {
   std::string step_of;            // the variant whose file this one's diff is against (empty: none)
   std::string mirrors;            // the pair: the variant of the other place it mirrors line for line
   std::vector<std::string> options;  // the workload options that change what it runs (beyond the size)
+  // The OpenMP features it uses (openmp_features() names them), declared once
+  // here and read by `ompref list --features`, `ompref check --feature F` and
+  // the tag test (tests/feature_tags.py, which greps the file for each).
+  std::vector<std::string> features;
 
   // At registration: host_variant(...).for_kernel("direct"), .measuring_ceiling("triad").
   Variant& for_kernel(std::string tag) {
@@ -54,11 +58,51 @@ struct Variant {
     options = std::move(option_names);
     return *this;
   }
+  // `using` is a C++ keyword: .uses({"target teams distribute parallel for", "simd"}).
+  Variant& uses(std::vector<std::string> feature_names) {
+    features = std::move(feature_names);
+    return *this;
+  }
   Variant& split_across_ranks() {
     splits_across_ranks = true;
     return *this;
   }
 };
+
+// The OpenMP features a registration may name in .uses(), in the order
+// `ompref list --features` prints them.
+inline const std::vector<std::string>& openmp_features() {
+  static const std::vector<std::string> names{
+      "parallel for",                          // a host `parallel for` (or `parallel` + `for`)
+      "target teams distribute parallel for",  // the combined offload construct
+      "target teams loop",                     // `loop` in place of distribute parallel for
+      "teams distribute",                      // teams and distribute written apart from parallel for
+      "simd",
+      "collapse",
+      "declare target",
+      "declare reduction",
+      "reduction",
+      "array reduction",                       // a reduction over an array section
+      "struct reduction",                      // a reduction over a struct (through declare reduction)
+      "atomic",
+      "map(alloc)",
+      "target enter/exit data",
+      "target update",
+      "target data",
+      "nowait",
+      "depend",
+      "taskwait",
+      "thread_limit",
+      "num_teams",
+      "num_threads",
+      "schedule",
+      "ompx_attribute",
+      "omp_target_alloc",                      // device memory from the runtime's allocation routines
+      "is_device_ptr",
+      "multiple devices",
+  };
+  return names;
+}
 
 // A source file's path from the repository's src/ folder ("src/omp_target/gpp.cpp"),
 // whatever path the compiler was given.

@@ -89,7 +89,9 @@ const Registration target_ranks_registration{
                    "target_udr over MPI ranks: bands split, partial sums joined by MPI_Reduce with an MPI_Op that calls "
                    "the `declare reduction` combiner",
                    target_ranks, device_data)
-        .split_across_ranks().follows("target_udr")};
+        .split_across_ranks().follows("target_udr")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -56,7 +56,8 @@ const Registration host_naive_registration{host_variant(
     "gpp", "host_naive",
     "the hackathon report's baseline: band loop outermost in parallel, k innermost, factor recomputed per "
     "term from strided rows",
-    host_naive)};
+    host_naive)
+        .uses({"parallel for", "reduction", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -77,7 +77,8 @@ void host_tiled(GppInstance& s, RunContext&) {
 const Registration host_tiled_registration{host_variant(
     "gpp", "host_tiled",
     "the papers' host baseline: factor table, blocks of ig rows in cache, `omp simd` along contiguous k with a three-complex `declare reduction`",
-    host_tiled).follows("host_naive")};
+    host_tiled).follows("host_naive")
+        .uses({"parallel for", "simd", "declare reduction", "reduction", "struct reduction", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -82,7 +82,8 @@ void host_basic(LbmInstance& s, RunContext& ctx) {
 
 const Registration host_basic_registration{host_variant(
     "lbm", "host_basic",
-    "openLBMflow's three passes as `parallel for collapse(3)` loops over the cells: the plain host port", host_basic)};
+    "openLBMflow's three passes as `parallel for collapse(3)` loops over the cells: the plain host port", host_basic)
+        .uses({"parallel for", "collapse", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -118,7 +118,8 @@ void host_tiled(LbmInstance& s, RunContext& ctx) {
 const Registration host_tiled_registration{host_variant(
     "lbm", "host_tiled",
     "the paper's OpenMP baseline: loops tiled TX x TY x TZ (--tile), `omp simd` on the innermost x loop",
-    host_tiled).follows("host_basic").reading({"--tile"})};
+    host_tiled).follows("host_basic").reading({"--tile"})
+        .uses({"parallel for", "simd", "collapse", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::lbm

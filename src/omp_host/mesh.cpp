@@ -224,33 +224,42 @@ void host_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 const Registration host_direct_registration{host_variant(
     "mesh", "host_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-    host_direct).for_kernel("direct")};
+    host_direct).for_kernel("direct")
+        .uses({"parallel for", "simd", "schedule"})};
 const Registration host_downward_registration{host_variant(
     "mesh", "host_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-    host_downward).for_kernel("downward")};
+    host_downward).for_kernel("downward")
+        .uses({"parallel for", "schedule"})};
 const Registration host_transverse_registration{host_variant(
     "mesh", "host_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-    host_transverse).for_kernel("transverse")};
+    host_transverse).for_kernel("transverse")
+        .uses({"parallel for", "schedule"})};
 const Registration host_ball_csr_registration{host_variant(
     "mesh", "host_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-    host_ball_csr).for_kernel("upward_csr")};
+    host_ball_csr).for_kernel("upward_csr")
+        .uses({"parallel for", "schedule"})};
 const Registration host_ball_binned_registration{host_variant(
     "mesh", "host_ball_binned",
     "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-    host_ball_binned).for_kernel("upward_binned")};
+    host_ball_binned).for_kernel("upward_binned")
+        .uses({"parallel for", "schedule"})};
 const Registration host_lumped_atomic_registration{host_variant(
     "mesh", "host_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-    host_lumped_atomic).for_kernel("lumped_atomic")};
+    host_lumped_atomic).for_kernel("lumped_atomic")
+        .uses({"parallel for", "simd", "atomic", "schedule"})};
 const Registration host_lumped_scatter_gather_registration{host_variant(
     "mesh", "host_lumped_scatter_gather",
     "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-    host_lumped_scatter_gather).for_kernel("lumped_scatter_gather")};
+    host_lumped_scatter_gather).for_kernel("lumped_scatter_gather")
+        .uses({"parallel for", "schedule"})};
 const Registration host_reduce_registration{host_variant(
     "mesh", "host_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-    host_reduce).for_kernel("reduce")};
+    host_reduce).for_kernel("reduce")
+        .uses({"parallel for", "declare reduction", "reduction", "struct reduction", "schedule"})};
 const Registration host_reduce_blocks_registration{host_variant(
     "mesh", "host_reduce_blocks", "reductions in two levels: one partial per block of tets, combined in block order",
-    host_reduce_blocks).for_kernel("reduce")};
+    host_reduce_blocks).for_kernel("reduce")
+        .uses({"parallel for", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::mesh

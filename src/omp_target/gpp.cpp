@@ -80,7 +80,8 @@ const Registration target_naive_registration{target_variant(
     "gpp", "target_naive",
     "the literal port of host_naive: `target teams distribute parallel for` over the bands alone, number_bands "
     "threads where a GPU needs tens of thousands, which is why the next step turns the loops around",
-    target_naive, device_data).mirror_of("host_naive")};
+    target_naive, device_data).mirror_of("host_naive")
+        .uses({"target teams distribute parallel for", "declare target", "reduction", "map(alloc)", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -54,7 +54,8 @@ void target_basic(GppInstance& s, RunContext& ctx) {
 const Registration target_basic_registration{target_variant(
     "gpp", "target_basic",
     "the first port: `target teams distribute parallel for` over (k, n1) collapsed, ig inside, six real scalar reductions",
-    target_basic, device_data).follows("target_naive")};
+    target_basic, device_data).follows("target_naive")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::gpp

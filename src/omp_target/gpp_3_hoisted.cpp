@@ -59,7 +59,9 @@ void target_hoisted(GppInstance& s, RunContext& ctx) {
 const Registration target_hoisted_registration{target_variant(
     "gpp", "target_hoisted",
     "factor(k, n1) computed by a first kernel into a device array, then read by the main kernel",
-    target_hoisted, hoisted_data).follows("target_udr")};
+    target_hoisted, hoisted_data).follows("target_udr")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -91,7 +91,9 @@ const Registration target_tuned_registration{target_variant(
     "gpp", "target_tuned",
     "coalesced k, several bands per thread, ig chunks as a third collapsed loop, factor out of the ig sum, one divide for three",
     target_tuned, device_data)
-        .for_kernel("tuned").follows("target_hoisted").reading({"--tuned-shape"})};  // the kernel tag its CUDA twin native_tuned (src/native_cuda/gpp.cu) shares
+        .for_kernel("tuned").follows("target_hoisted").reading({"--tuned-shape"})
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)", "thread_limit"})};  // the kernel tag its CUDA twin native_tuned (src/native_cuda/gpp.cu) shares
 
 }  // namespace
 }  // namespace ompref::gpp

@@ -161,7 +161,10 @@ Variant multi_variant() {
   return v;
 }
 
-const Registration target_multi_registration{multi_variant().follows("target_tuned").reading({"--tuned-shape"})};
+const Registration target_multi_registration{multi_variant().follows("target_tuned").reading({"--tuned-shape"})
+        .uses({"parallel for", "target teams distribute parallel for", "collapse", "declare target",
+               "declare reduction", "reduction", "struct reduction", "map(alloc)", "thread_limit", "num_threads",
+               "schedule", "multiple devices"})};
 
 }  // namespace
 }  // namespace ompref::gpp

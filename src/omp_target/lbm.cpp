@@ -109,7 +109,8 @@ void target_basic(LbmInstance& s, RunContext& ctx) {
 const Registration target_basic_registration{target_variant(
     "lbm", "target_basic",
     "the paper's basic kernel: `target teams distribute parallel for collapse(3)` per pass, shape left to the runtime",
-    target_basic, device_data).mirror_of("host_basic")};
+    target_basic, device_data).mirror_of("host_basic")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -79,7 +79,9 @@ const Registration target_fused_registration{target_variant(
     "lbm", "target_fused",
     "two passes instead of three: psi alone, then force + collision + streaming + bounce-back, rho and u recomputed",
     target_fused, device_data)
-        .for_kernel("fused").follows("target_shaped").reading({"--fused-shape"})};  // the kernel tag its CUDA twin native_fused (src/native_cuda/lbm.cu) shares
+        .for_kernel("fused").follows("target_shaped").reading({"--fused-shape"})
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams",
+               "schedule"})};  // the kernel tag its CUDA twin native_fused (src/native_cuda/lbm.cu) shares
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -79,7 +79,8 @@ const Registration target_lean_registration{target_variant(
     "lbm", "target_lean",
     "target_fused's two passes launched as collapse(3), 32-bit cell indices, each population stored as soon as its "
     "destination is known: fewer live registers in the collision pass",
-    target_lean, device_data).follows("target_fused")};
+    target_lean, device_data).follows("target_fused")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm

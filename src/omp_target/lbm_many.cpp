@@ -104,7 +104,8 @@ void target_many(LbmInstance& s, RunContext& ctx) {
 
 const Registration target_many_registration{target_variant(
     "lbm", "target_many", "many-to-one: each thread updates a BX x BY x BZ block of cells (--block)", target_many,
-    device_data).follows("target_basic").reading({"--block"})};
+    device_data).follows("target_basic").reading({"--block"})
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm

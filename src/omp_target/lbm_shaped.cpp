@@ -99,7 +99,9 @@ void target_shaped(LbmInstance& s, RunContext& ctx) {
 const Registration target_shaped_registration{target_variant(
     "lbm", "target_shaped",
     "the ND-range kernel: a team per TX x TY x TZ tile (--shape), its threads over the tile's cells",
-    target_shaped, device_data).follows("target_basic").reading({"--shape"})};
+    target_shaped, device_data).follows("target_basic").reading({"--shape"})
+        .uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams",
+               "schedule"})};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -83,7 +83,8 @@ const Registration target_streamed_registration{
                    "target_lean with a collision pass that keeps only sums live: populations read twice, each "
                    "neighbour's psi and flag read when its direction comes",
                    target_streamed, device_data)
-        .for_kernel("streamed").follows("target_lean")};
+        .for_kernel("streamed").follows("target_lean")
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm
