@@ -10,49 +10,26 @@
 // in directives, the device argument and the data mapping
 // (`diff src/omp_host/mesh.cpp src/omp_target/mesh.cpp`). The per-element
 // arithmetic is in common/mesh/mesh_element.hpp (declare target), called by both.
+//
+// Each kernel's device data is its row of the kernel table
+// (common/mesh/mesh_kernels.cpp: the arrays it reads, its outputs, its
+// variants' scratch), which kernel_data turns into the DeviceData a
+// registration takes. The runner maps it before timing (outputs too,
+// NaN-poisoned by reset(), so that an element a kernel fails to write comes
+// back NaN) and unmaps it after (outputs come back, the rest is released);
+// the kernels below name the same arrays with map(alloc:), which finds them
+// present and moves nothing.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 
 #include "common/mesh/mesh.hpp"
+#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/registry.hpp"
-#include "common/mesh/mesh_data.hpp"
 
 namespace ompref::mesh {
-
-// Each kernel's device data, declared once: its inputs and its outputs. The
-// runner maps them before timing (outputs too, NaN-poisoned by reset(), so
-// that an element a kernel fails to write comes back NaN) and unmaps them
-// after (outputs come back, inputs are released); the kernels below name the
-// same arrays with map(alloc:), which finds them present and moves nothing.
-// Outside the anonymous namespace: the tuned step (mesh_tuned.cpp) and the
-// CUDA twins (src/native_cuda/mesh.cu) use the same ones (mesh_data.hpp).
-DeviceData direct_data(MeshInstance& m) { return DeviceData().out(m.pos).in(m.vel); }
-DeviceData downward_data(MeshInstance& m) {
-  return DeviceData().in(m.tet).in(m.crd).out(m.out_volume).out(m.out_centre);
-}
-DeviceData transverse_data(MeshInstance& m) { return DeviceData().in(m.tet_nbr).in(m.centre).out(m.spread); }
-DeviceData ball_csr_data(MeshInstance& m) {
-  return DeviceData().in(m.ball_offset).in(m.ball_corner).in(m.centre).in(m.crd).out(m.smooth);
-}
-DeviceData ball_binned_data(MeshInstance& m) {
-  const Bins& b = m.bins;
-  return DeviceData()
-      .in(b.first).in(b.count).in(b.offset).in(b.vertex).in(b.degree).in(b.corner)
-      .in(m.centre).in(m.crd).out(m.smooth);
-}
-DeviceData lumped_atomic_data(MeshInstance& m) { return DeviceData().in(m.tet).in(m.crd).out(m.lumped); }
-// The per-corner temporaries live on the device only: copied there, never back.
-DeviceData lumped_scatter_gather_data(MeshInstance& m) {
-  return DeviceData().in(m.tet).in(m.crd).in(m.ball_offset).in(m.ball_corner).in(m.corner_tmp).out(m.lumped);
-}
-// The reductions' results are scalars, mapped by the kernel itself.
-DeviceData reduce_data(MeshInstance& m) { return DeviceData().in(m.volume).in(m.quality); }
-DeviceData reduce_blocks_data(MeshInstance& m) {
-  return DeviceData().in(m.volume).in(m.quality).out(m.block_partial).out(m.block_argmin);
-}
-
 namespace {
 
 // mirror: begin
@@ -60,7 +37,7 @@ namespace {
 void target_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t n = 3 * m.nv;
-  double* pos = m.pos.data();
+  double* pos = m.output("pos").data();
   const double* vel = m.vel.data();
   const double dt = direct_dt;
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : pos[0:n], vel[0:n])
@@ -73,8 +50,8 @@ void target_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
-  double* volume = m.out_volume.data();
-  double* centre = m.out_centre.data();
+  double* volume = m.output("out_volume").data();
+  double* centre = m.output("out_centre").data();
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
   for (std::int64_t t = 0; t < nt; ++t) {
@@ -93,7 +70,7 @@ void target_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nt = m.nt;
   const std::int32_t* nbr = m.tet_nbr.data();
   const double* centre = m.centre.data();
-  double* spread = m.spread.data();
+  double* spread = m.output("spread").data();
 #pragma omp target teams distribute parallel for device(dev) map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
   for (std::int64_t t = 0; t < nt; ++t) {
     double best = 0;
@@ -113,7 +90,7 @@ void target_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int32_t* corner = m.ball_corner.data();
   const double* centre = m.centre.data();
   const double* crd = m.crd.data();
-  double* smooth = m.smooth.data();
+  double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : offset[0:nv + 1], corner[0:4 * m.nt], centre[0:3 * m.nt], crd[0:3 * nv], smooth[0:3 * nv])
@@ -142,7 +119,7 @@ void target_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int32_t* corner = m.bins.corner.data();
   const double* centre = m.centre.data();
   const double* crd = m.crd.data();
-  double* smooth = m.smooth.data();
+  double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp target teams distribute parallel for device(dev)                                      \
     map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],            \
@@ -169,7 +146,7 @@ void target_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
-  double* lumped = m.lumped.data();
+  double* lumped = m.output("lumped").data();
 #pragma omp target teams distribute parallel for simd device(dev) map(alloc : lumped[0:nv])
   for (std::int64_t v = 0; v < nv; ++v) lumped[v] = 0;
 #pragma omp target teams distribute parallel for device(dev) map(alloc : tet[0:4 * nt], crd[0:3 * nv], lumped[0:nv])
@@ -194,7 +171,7 @@ void target_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& 
   const std::int32_t* offset = m.ball_offset.data();
   const std::int32_t* corner = m.ball_corner.data();
   double* tmp = m.corner_tmp.data();
-  double* lumped = m.lumped.data();
+  double* lumped = m.output("lumped").data();
 #pragma omp target teams distribute parallel for device(dev) map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
   for (std::int64_t t = 0; t < nt; ++t) {
     const std::int32_t* e = tet + 4 * t;
@@ -283,46 +260,63 @@ void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // mirror: end
 
-const Registration target_direct_registration{target_variant(
-    "mesh", "target_direct", "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-    target_direct, direct_data).for_kernel("direct").mirror_of("host_direct")
-        .uses({"target teams distribute parallel for", "simd", "declare target", "map(alloc)"})};
-const Registration target_downward_registration{target_variant(
-    "mesh", "target_downward", "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-    target_downward, downward_data).for_kernel("downward").mirror_of("host_downward")
-        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_transverse_registration{target_variant(
-    "mesh", "target_transverse", "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-    target_transverse, transverse_data).for_kernel("transverse").mirror_of("host_transverse")
-        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_ball_csr_registration{target_variant(
-    "mesh", "target_ball_csr", "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-    target_ball_csr, ball_csr_data).for_kernel("upward_csr").mirror_of("host_ball_csr")
-        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
+const Registration registrations[] = {
+    Registration{target_variant("mesh", "target_direct",
+                                "direct: x += v dt over the vertices' own fields, a stream over the mesh",
+                                target_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
+                     .for_kernel("direct")
+                     .mirror_of("host_direct")
+                     .uses({"target teams distribute parallel for", "simd", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_downward",
+                                "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
+                                target_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
+                     .for_kernel("downward")
+                     .mirror_of("host_downward")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_transverse",
+                                "transverse: each tet reads its face neighbours' barycentres (largest distance)",
+                                target_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
+                     .for_kernel("transverse")
+                     .mirror_of("host_transverse")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_ball_csr",
+                                "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
+                                target_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
+                     .for_kernel("upward_csr")
+                     .mirror_of("host_ball_csr")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_lumped_atomic",
+                                "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
+                                target_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
+                     .for_kernel("lumped_atomic")
+                     .mirror_of("host_lumped_atomic")
+                     .uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_reduce",
+                                "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
+                                target_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+                     .for_kernel("reduce")
+                     .mirror_of("host_reduce")
+                     .uses({"target teams distribute parallel for", "declare target", "declare reduction", "reduction",
+               "struct reduction", "map(alloc)"})},
+};
 const Registration target_ball_binned_registration{target_variant(
     "mesh", "target_ball_binned",
     "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-    target_ball_binned, ball_binned_data).for_kernel("upward_binned").mirror_of("host_ball_binned")
-        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_lumped_atomic_registration{target_variant(
-    "mesh", "target_lumped_atomic", "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-    target_lumped_atomic, lumped_atomic_data).for_kernel("lumped_atomic").mirror_of("host_lumped_atomic")
-        .uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)"})};
+    target_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
+    .for_kernel("upward_binned").mirror_of("host_ball_binned")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_lumped_scatter_gather_registration{target_variant(
     "mesh", "target_lumped_scatter_gather",
     "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-    target_lumped_scatter_gather, lumped_scatter_gather_data).for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")
-        .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_reduce_registration{target_variant(
-    "mesh", "target_reduce", "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-    target_reduce, reduce_data).for_kernel("reduce").mirror_of("host_reduce")
-        .uses({"target teams distribute parallel for", "declare target", "declare reduction", "reduction",
-               "struct reduction", "map(alloc)"})};
+    target_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
+    .for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
 const Registration target_reduce_blocks_registration{target_variant(
     "mesh", "target_reduce_blocks",
     "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
-    target_reduce_blocks, reduce_blocks_data).for_kernel("reduce").mirror_of("host_reduce_blocks")
-        .uses({"parallel for", "teams distribute", "declare target", "declare reduction", "reduction",
+    target_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
+    .for_kernel("reduce").mirror_of("host_reduce_blocks")
+                     .uses({"parallel for", "teams distribute", "declare target", "declare reduction", "reduction",
                "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams", "schedule"})};
 
 }  // namespace

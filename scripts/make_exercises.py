@@ -28,17 +28,17 @@ EXERCISES = {
              "  // TODO(1): offload the copy: the combined construct, device(dev), a and c present\n"
              "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];"),
             ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : b[0:n], c[0:n])\n"
-             "  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];",
+             "  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];",
              "  // TODO(2): offload the mul\n"
-             "  for (std::size_t i = 0; i < n; ++i) b[i] = scalar * c[i];"),
+             "  for (std::size_t i = 0; i < n; ++i) b[i] = q * c[i];"),
             ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])\n"
              "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];",
              "  // TODO(3): offload the add\n"
              "  for (std::size_t i = 0; i < n; ++i) c[i] = a[i] + b[i];"),
             ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n], c[0:n])\n"
-             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];",
+             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];",
              "  // TODO(4): offload the triad\n"
-             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + scalar * c[i];"),
+             "  for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];"),
             ("#pragma omp target teams distribute parallel for simd device(dev) map(alloc : a[0:n], b[0:n]) \\\n"
              "    map(tofrom : sum) reduction(+ : sum)\n",
              "  // TODO(5): offload the dot: a scalar in a target region is firstprivate unless mapped,\n"

@@ -54,7 +54,7 @@ const Registration host_simd_registration{
     host_variant("stream", "host_simd",
                  "BabelStream on the host: `parallel for simd` over arrays first-touched in parallel; the host ceiling",
                  host_simd)
-        .measuring_ceiling("triad")};
+        .measuring_ceiling("triad").uses({"parallel for", "simd", "reduction", "schedule"})};
 
 }  // namespace
 }  // namespace ompref::stream

@@ -341,42 +341,42 @@ const Registration registrations[] = {
                                 "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
                                 target_tuned_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
                      .for_kernel("direct")
-                     .follows("target_narrow_direct")},
+                     .follows("target_narrow_direct").uses({"target teams distribute parallel for", "simd", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_downward",
                                 "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
                                 target_tuned_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
                      .for_kernel("downward")
-                     .follows("target_narrow_downward")},
+                     .follows("target_narrow_downward").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_transverse",
                                 "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
                                 target_tuned_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
                      .for_kernel("transverse")
-                     .follows("target_narrow_transverse")},
+                     .follows("target_narrow_transverse").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_ball_csr",
                                 "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
                                 target_tuned_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
                      .for_kernel("upward_csr")
-                     .follows("target_narrow_ball_csr")},
+                     .follows("target_narrow_ball_csr").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_ball_binned",
                                 "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
                                 target_tuned_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
                      .for_kernel("upward_binned")
-                     .follows("target_narrow_ball_binned")},
+                     .follows("target_narrow_ball_binned").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_lumped_atomic",
                                 "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
                                 target_tuned_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
                      .for_kernel("lumped_atomic")
-                     .follows("target_narrow_lumped_atomic")},
+                     .follows("target_narrow_lumped_atomic").uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_lumped_scatter_gather",
                                 "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
                                 target_tuned_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
                      .for_kernel("lumped_scatter_gather")
-                     .follows("target_narrow_lumped_scatter_gather")},
+                     .follows("target_narrow_lumped_scatter_gather").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_reduce_blocks",
                                 "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
                                 target_tuned_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
                      .for_kernel("reduce")
-                     .follows("target_narrow_reduce_blocks")},
+                     .follows("target_narrow_reduce_blocks").uses({"teams distribute", "declare target", "declare reduction", "reduction", "struct reduction", "map(alloc)", "thread_limit", "num_teams"})},
 };
 
 }  // namespace

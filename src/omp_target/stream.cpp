@@ -67,7 +67,7 @@ const Registration target_simd_registration{
                    "BabelStream offloaded as `target teams distribute parallel for simd`, data resident on the "
                    "device; with the other target form, the device ceiling",
                    target_simd, device_data)
-        .measuring_ceiling("triad").mirror_of("host_simd")};
+        .measuring_ceiling("triad").mirror_of("host_simd").uses({"target teams distribute parallel for", "simd", "reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::stream

@@ -54,7 +54,7 @@ const Registration target_basic_registration{
                    "BabelStream offloaded as `target teams distribute parallel for` (no `simd`), data resident on "
                    "the device",
                    target_basic, device_data)
-        .measuring_ceiling("triad").follows("target_simd")};
+        .measuring_ceiling("triad").follows("target_simd").uses({"target teams distribute parallel for", "reduction", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::stream

@@ -122,7 +122,7 @@ const Registration target_tuned_registration{
                    "BabelStream offloaded in launch shapes chosen by hand: one element per thread in teams of 128, "
                    "the dot in two levels, its team sums added on the device by the last team",
                    target_tuned, device_data)
-        .measuring_ceiling("triad").follows("target_simd")};
+        .measuring_ceiling("triad").follows("target_simd").uses({"target teams distribute parallel for", "teams distribute", "simd", "declare target", "reduction", "map(alloc)", "thread_limit", "num_teams"})};
 
 }  // namespace
 }  // namespace ompref::stream
