@@ -99,11 +99,10 @@ case "$preset" in
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
   offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
   gpu-aot)     llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot)" >&2
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, race, amd-compile, amd-compile-gcc)" >&2
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then
