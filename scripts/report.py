@@ -363,7 +363,14 @@ def step_charts(runs, lesson, title, out_dir, name):
             if r["ran_on"] == place:
                 here.setdefault(r["variant"], r)
         steps = {v: r for v, r in here.items() if kind_of_run(r) != "native"}
-        pred = {v: facts_of(r, lesson).get("step_of") for v, r in steps.items()}
+        def nearest(r):
+            """The step a run follows, or, where the file lacks it, its nearest predecessor that the file has."""
+            p, seen = facts_of(r, lesson).get("step_of"), set()
+            while p and p not in steps and p not in seen:
+                seen.add(p)
+                p = (lesson or {}).get((r["workload"], p), {}).get("step_of", "")
+            return p
+        pred = {v: nearest(r) for v, r in steps.items()}
         children = {}
         for v, p in pred.items():
             if p in steps:
