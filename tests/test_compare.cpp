@@ -42,7 +42,11 @@ json run(const std::string& workload, const std::string& variant, double median,
           {"fom", {{"name", fom_of(workload)}, {"value", work / median}}}, {"ceiling_fraction", nullptr}, {"valid", valid}};
 }
 
-json document(const std::string& compiler, json runs) {
+// The runs as a vector: a braced list of one json converted to `json` is an
+// array under g++ but the element itself under clang (nlohmann's
+// initializer-list rule), so the list is built from a vector.
+json document(const std::string& compiler, const std::vector<json>& run_list) {
+  const json runs(run_list);
   return {{"suite", "ompref"}, {"version", "0.1.0"}, {"compiler", compiler}, {"offload", "none"},
           {"host", {{"cpu", "Test CPU"}, {"threads", 2}, {"cores", 2}, {"memory_bytes", 1e9}}},
           {"devices", json::array({{{"id", 0}, {"name", "Test GPU"}, {"memory_bytes", 1e9}}})},
