@@ -125,7 +125,7 @@ Launch launch_for(const GppInstance& s, int multiprocessors) {
   long chunks = std::max<long>((s.nc + max_ig_chunk - 1) / max_ig_chunk, (wanted + per_chunk - 1) / per_chunk);
   chunks = std::min<long>({chunks, s.nc, max_grid_z});
   const int ig_chunk = int((s.nc + chunks - 1) / chunks);
-  return Launch{dim3(unsigned(band_blocks), unsigned(k_blocks), unsigned((s.nc + ig_chunk - 1) / ig_chunk)), ig_chunk};
+  return Launch{dim3(unsigned(band_blocks), unsigned(k_blocks), unsigned((s.nc - 1) / ig_chunk + 1)), ig_chunk};
 }
 
 // Scratch kept per device between calls, allocated at the first (a warm-up):

@@ -43,7 +43,7 @@ Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool s
   const int* inv_igp_index = s.inv_igp_index.data();
   const int* indinv = s.indinv.data();
   const int nbb = (nb + Bands - 1) / Bands;
-  const int nchunks = (nc + ig_chunk - 1) / ig_chunk;
+  const int nchunks = (nc - 1) / ig_chunk + 1;  // nc >= 1; nc + ig_chunk - 1 could overflow
   if (scalars) {
     double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
 #pragma omp target teams distribute parallel for collapse(3) device(dev) thread_limit(threads) OMPREF_MAX_TEAM_THREADS(tuned_max_threads) \

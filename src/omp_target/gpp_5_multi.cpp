@@ -70,7 +70,7 @@ Complex3 tuned_kernel(GppInstance& s, int dev, const Share& sh, int ig_chunk, in
   const int* indinv = s.indinv.data();
   const int nbb = (nb + Bands - 1) / Bands;
   const int ig_lo = sh.lo, ig_hi = sh.hi;
-  const int nchunks = (ig_hi - ig_lo + ig_chunk - 1) / ig_chunk;
+  const int nchunks = ig_hi > ig_lo ? (ig_hi - ig_lo - 1) / ig_chunk + 1 : 0;  // no overflow near INT_MAX
   const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
   if (scalars) {
     double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
