@@ -30,6 +30,7 @@ nlohmann::json rank_summary(const RunResult& r) {
   j["phases_GBps"] = nlohmann::json::object();
   for (const PhaseResult& phase : r.phases) j["phases_GBps"][phase.name] = phase.gbps;
   if (!r.check.valid) j["failure"] = r.check.detail;
+  if (!r.notes.empty()) j["notes"] = r.notes;
   return j;
 }
 

@@ -61,6 +61,7 @@ nlohmann::json run_to_json(const RunResult& r) {
   if (r.native_fraction) j["native_fraction"] = number(*r.native_fraction);
   if (!r.check.valid) j["failure"] = r.check.detail;
   if (!r.ranks.is_null()) j["ranks"] = r.ranks;
+  if (!r.notes.empty()) j["notes"] = r.notes;
   if (!r.phases.empty()) {
     nlohmann::json phases = nlohmann::json::array();
     for (const PhaseResult& p : r.phases)
@@ -167,6 +168,14 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
     fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12.6f} {:>10.2f} {:<7} {:>10} {}{}\n", r.workload, wl, r.variant,
                wv, r.ran_on, wr, r.size, ws, r.time_s.median, r.fom, r.model.fom_name, ceiling_text(r),
                native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
+  // A variant's notes (RunContext::notes), one line per run that has some.
+  for (const RunResult& r : runs) {
+    if (r.notes.empty()) continue;
+    std::vector<std::string> items;
+    for (const auto& [name, value] : r.notes.items())
+      items.push_back(fmt::format("{} {}", name, value.is_string() ? value.get<std::string>() : value.dump()));
+    fmt::print(out, "  notes {} {}: {}\n", r.workload, r.variant, fmt::join(items, ", "));
+  }
 }
 
 namespace {

@@ -48,6 +48,7 @@ struct RunResult {
   std::optional<double> native_fraction;
   Check check;
   nlohmann::json observables;
+  nlohmann::json notes = nlohmann::json::object();  // the variant's own (RunContext::notes)
   std::vector<PhaseResult> phases;
   // Several MPI ranks (docs/mpi.md, src/app/rank_results.cpp): how many, how
   // the work was shared, and each rank's host, device, times and check; null

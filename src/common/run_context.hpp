@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 namespace ompref {
 
 class Instance;
@@ -46,6 +48,10 @@ struct RunContext {
   std::vector<int> devices;       // every device the run may use (multi-device variants)
   bool on_device = false;         // target regions really run on `device` (not the host fallback)
   PhaseClock clock;
+  // What a variant says of how it ran, name: value (a decomposed variant's
+  // exchange path and halo cost, src/mpi/lbm_slabs.hpp), set by its run or
+  // exit_data: the run's JSON `notes` and a line under the table.
+  nlohmann::json notes = nlohmann::json::object();
 };
 
 using RunFunction = std::function<void(Instance&, RunContext&)>;

@@ -118,6 +118,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.reps = int(totals.size());
   r.check = run_state.finish();
   r.transfer_s = run_state.transfer_s();
+  r.notes = run_state.notes();
 
   // Asked after the run: a workload whose variants are different kernels
   // (mesh) models the one that ran.

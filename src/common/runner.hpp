@@ -44,6 +44,7 @@ class VariantRun {
   double transfer_s() const { return transfer_s_; }
   const std::string& ran_on() const { return ran_on_; }
   bool on_device() const { return ctx_.on_device; }
+  const nlohmann::json& notes() const { return ctx_.notes; }
 
  private:
   const Variant& variant_;
