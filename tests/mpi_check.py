@@ -5,8 +5,13 @@
 
 Cases:
   lbm_bitwise    lbm's slab variants on 1, 2 and 3 ranks with nz = 7 (an uneven
-                 split) end in the same state bit for bit (state_digest), which is
-                 also target_fused's in one process; every run valid.
+                 split) and on 3 ranks with nz = 4 (a slab of one plane) end in the
+                 same state bit for bit (state_digest), which is also target_fused's
+                 in one process; every run valid.
+  lbm_halo       the slab variants' notes: the halo's path ("device copy" on one
+                 rank, "host-staged" between ranks of a host build), its bytes per
+                 step (8 nx ny (2 + 2 x 5): psi's two edge planes, five crossing
+                 directions of two ghost planes) and a halo time per step.
   gpp_ranks      gpp's target_ranks (bands split) on 1, 2 and 3 ranks: valid, and
                  achtemp the same within the validation tolerance.
   json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
@@ -64,19 +69,45 @@ def ompref_lines(err):
 
 
 def lbm_bitwise():
-    common = ["run", "lbm", "--size", "tiny", "--nz", "7", "--reps", "2", "--warmup", "1", "--no-ceiling"]
-    one = run_json(1, [*common, "--variant", "target_fused,target_slabs,target_slabs_overlap"])
-    want = one["runs"][0]["observables"]["state_digest"]
-    for ranks in (1, 2, 3):
-        doc = one if ranks == 1 else run_json(ranks, [*common, "--variant", "target_slabs,target_slabs_overlap"])
+    common = ["run", "lbm", "--size", "tiny", "--reps", "2", "--warmup", "1", "--no-ceiling"]
+    slabs = ["--variant", "target_slabs,target_slabs_overlap"]
+    # nz = 7: slabs of 2 and 3 planes (2 and 3 ranks); nz = 4 on 3 ranks: 1, 1, 2.
+    for nz, rank_counts in (("7", (1, 2, 3)), ("4", (3,))):
+        one = run_json(1, [*common, "--nz", nz, "--variant", "target_fused,target_slabs,target_slabs_overlap"])
+        want = one["runs"][0]["observables"]["state_digest"]
+        for ranks in rank_counts:
+            doc = one if ranks == 1 else run_json(ranks, [*common, "--nz", nz, *slabs])
+            for run in doc["runs"]:
+                check(run["valid"], f"nz {nz}, {ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
+                got = run["observables"]["state_digest"]
+                check(got == want, f"nz {nz}, {ranks} ranks: {run['variant']} state {got}, one process's target_fused {want}")
+                if ranks > 1:
+                    check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
+                          f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
+        print(f"lbm slabs on {rank_counts} ranks (nz = {nz}): state {want}, target_fused's bit for bit")
+
+
+def lbm_halo():
+    nx, ny = 24, 20
+    args = ["run", "lbm", "--size", "tiny", "--nx", str(nx), "--ny", str(ny), "--nz", "8", "--reps", "2", "--warmup",
+            "1", "--no-ceiling", "--variant", "target_slabs,target_slabs_overlap"]
+    want_bytes = 8 * nx * ny * (2 + 2 * 5)
+    for ranks, path in ((1, "device copy"), (2, "host-staged")):
+        status, out, err = mpirun(ranks, [*args, "--json", "-"])
+        check(status == 0, f"{ranks} ranks: exit {status}\n{err}")
+        doc = json.loads(out)
         for run in doc["runs"]:
-            check(run["valid"], f"{ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
-            got = run["observables"]["state_digest"]
-            check(got == want, f"{ranks} ranks: {run['variant']} state {got}, one process's target_fused {want}")
+            notes = run.get("notes", {})
+            what = f"{ranks} ranks, {run['variant']}: notes {notes}"
+            check(notes.get("halo_path") == path, f"{what}: path {path!r} expected")
+            check(notes.get("halo_bytes_per_step") == want_bytes, f"{what}: {want_bytes} bytes per step expected")
+            check(notes.get("halo_s_per_step", 0) > 0, f"{what}: no halo time per step")
             if ranks > 1:
-                check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
-                      f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
-    print(f"lbm slabs on 1, 2, 3 ranks (nz = 7): state {want}, target_fused's bit for bit")
+                for r in run["ranks"]["per_rank"]:
+                    check(r.get("notes", {}).get("halo_path") == path, f"{what}: rank {r['rank']} notes {r.get('notes')}")
+        # The table (standard error here, since the JSON took standard output) names the path too.
+        check(f"halo_path {path}" in err, f"{ranks} ranks: no notes line with the path in the table\n{err}")
+    print(f"lbm halo notes: device copy on 1 rank, host-staged on 2, {want_bytes} bytes per step")
 
 
 def gpp_ranks():
@@ -174,7 +205,7 @@ def failing_rank():
     print("a validation failure ends every rank with 1; an error mid-run aborts with 2; a killed rank ends the job")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, gpp_ranks, json_fields, bad_input, failing_rank)}
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, gpp_ranks, json_fields, bad_input, failing_rank)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
 CASES[CASE]()

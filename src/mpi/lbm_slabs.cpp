@@ -1,8 +1,11 @@
 // lbm over MPI ranks, slabs along z (lbm_slabs.hpp): the slab, its device
-// data, the two passes and the two exchanges, and the plain form
-// target_slabs: each exchange after the pass it serves, staged through the
-// host with `target update` (the device pointer path of a CUDA-aware MPI is
-// not used). The cell arithmetic is common/lbm/lbm_cell.hpp's, not a copy.
+// data, the two passes, and the plain form target_slabs. What it changes from
+// target_fused (src/omp_target/lbm.cpp, one process): each pass runs over the
+// slab's planes [1, nzl] and is followed by its exchange (lbm_halo.cpp), not
+// overlapped: the lesson of what a halo costs when nothing hides it. The halo
+// stays on the device (packed, unpacked, and on one rank copied there); only
+// the packed planes cross to the host, and only where MPI cannot read device
+// memory. The cell arithmetic is common/lbm/lbm_cell.hpp's, not a copy.
 #include "mpi/lbm_slabs.hpp"
 
 #include <mpi.h>
@@ -17,7 +20,7 @@
 
 namespace ompref::lbm::slabs {
 
-std::unique_ptr<Slab> make_slab(LbmInstance& s) {
+std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked) {
   auto slab = std::make_unique<Slab>();
   Slab& b = *slab;
   MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
@@ -36,8 +39,8 @@ std::unique_ptr<Slab> make_slab(LbmInstance& s) {
   for (AlignedArray<double>& lat : b.lat) lat = AlignedArray<double>(std::size_t(Q * ls));
   b.psi = AlignedArray<double>(std::size_t(ls));
   b.solid = AlignedArray<std::uint8_t>(std::size_t(ls));
-  for (AlignedArray<double>* buffer : {&b.send_down, &b.send_up, &b.recv_below, &b.recv_above})
-    *buffer = AlignedArray<double>(std::size_t(crossing * b.plane));
+  for (StagingBuffer* buffer : {&b.send_down, &b.send_up, &b.recv_below, &b.recv_above})
+    *buffer = StagingBuffer(std::size_t(crossing * b.plane), page_locked);
   // Local plane lz holds global plane z0 - 1 + lz (periodic): ghosts included.
   const double* from[2] = {s.current(), s.next()};
   for (int lz = 0; lz < b.nzl + 2; ++lz) {
@@ -121,75 +124,6 @@ void fn_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
 
 namespace {
 
-enum Tag { psi_down, psi_up, populations_up, populations_down };
-
-// (A build without offload drops the directive: hence [[maybe_unused]].)
-void update_from([[maybe_unused]] double* p, [[maybe_unused]] long offset, [[maybe_unused]] long count,
-                 [[maybe_unused]] int dev) {
-#pragma omp target update from(p[offset:count]) device(dev)
-}
-void update_to([[maybe_unused]] double* p, [[maybe_unused]] long offset, [[maybe_unused]] long count,
-               [[maybe_unused]] int dev) {
-#pragma omp target update to(p[offset:count]) device(dev)
-}
-
-}  // namespace
-
-void exchange_psi(Slab& b, int dev) {
-  double* psi = b.psi.data();
-  const long plane = b.plane, first = plane, last = b.nzl * plane, ghost_below = 0, ghost_above = (b.nzl + 1) * plane;
-  update_from(psi, first, plane, dev);
-  if (last != first) update_from(psi, last, plane, dev);
-  MPI_Sendrecv(psi + first, int(plane), MPI_DOUBLE, b.below, psi_down, psi + ghost_above, int(plane), MPI_DOUBLE,
-               b.above, psi_down, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(psi + last, int(plane), MPI_DOUBLE, b.above, psi_up, psi + ghost_below, int(plane), MPI_DOUBLE, b.below,
-               psi_up, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  update_to(psi, ghost_below, plane, dev);
-  update_to(psi, ghost_above, plane, dev);
-}
-
-void exchange_populations(Slab& b, int dev) {
-  const Grid g = b.g;
-  const long stride = g.stride, plane = b.plane, top = (b.nzl + 1) * plane, n = crossing * plane;
-  const int nzl = b.nzl;
-  double* out = b.next();
-  const std::uint8_t* solid = b.solid.data();
-  double *send_up = b.send_up.data(), *send_down = b.send_down.data();
-  double *recv_below = b.recv_below.data(), *recv_above = b.recv_above.data();
-  // The ghost planes' crossing populations, packed on the device.
-#pragma omp target teams distribute parallel for collapse(2) device(dev) \
-    map(alloc : out[0:Q * stride], send_up[0:n], send_down[0:n])
-  for (int d = 0; d < crossing; ++d)
-    for (long c = 0; c < plane; ++c) {
-      send_up[d * plane + c] = out[up[d] * stride + top + c];
-      send_down[d * plane + c] = out[down[d] * stride + c];
-    }
-  update_from(send_up, 0, n, dev);
-  update_from(send_down, 0, n, dev);
-  MPI_Sendrecv(send_up, int(n), MPI_DOUBLE, b.above, populations_up, recv_below, int(n), MPI_DOUBLE, b.below,
-               populations_up, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  MPI_Sendrecv(send_down, int(n), MPI_DOUBLE, b.below, populations_down, recv_above, int(n), MPI_DOUBLE, b.above,
-               populations_down, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-  update_to(recv_below, 0, n, dev);
-  update_to(recv_above, 0, n, dev);
-  // Into the edge planes, where the source cell (in the ghost plane) is fluid.
-#pragma omp target teams distribute parallel for collapse(2) firstprivate(g) device(dev) \
-    map(alloc : out[0:Q * stride], solid[0:stride], recv_below[0:n], recv_above[0:n])
-  for (int y = 0; y < g.ny; ++y)
-    for (int x = 0; x < g.nx; ++x) {
-      const long c = x + long(g.nx) * y, first = c + plane, last = c + nzl * plane;
-      int nb_first[Q], nb_last[Q];
-      neighbour_indices(g, x, y, 1, nb_first);
-      neighbour_indices(g, x, y, nzl, nb_last);
-      for (int d = 0; d < crossing; ++d) {
-        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = recv_below[d * plane + c];
-        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = recv_above[d * plane + c];
-      }
-    }
-}
-
-namespace {
-
 std::unique_ptr<Slab>& holder() {
   static std::unique_ptr<Slab> slab;
   return slab;
@@ -211,10 +145,16 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
   v.sentence = sentence;
   v.run = typed(run);
   v.enter_data = [](Instance& instance, RunContext& ctx) {
-    holder() = make_slab(static_cast<LbmInstance&>(instance));
+    holder() = make_slab(static_cast<LbmInstance&>(instance), ctx.on_device);
     slab_data(*holder()).enter(ctx.device);
+    choose_path(*holder(), ctx.on_device, ctx.device);
   };
   v.exit_data = [](Instance& instance, RunContext& ctx) {
+    const Slab& b = *holder();
+    // How the halo moved and what it cost (warm-up steps included).
+    ctx.notes["halo_path"] = path_name(b.path);
+    ctx.notes["halo_bytes_per_step"] = halo_bytes_per_step(b);
+    ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
     slab_data(*holder()).exit(ctx.device);
     gather(*holder(), static_cast<LbmInstance&>(instance));
     holder().reset();
@@ -244,7 +184,8 @@ void target_slabs(LbmInstance& s, RunContext& ctx) {
 const Registration target_slabs_registration{slab_variant(
     "target_slabs",
     "slabs along z over MPI ranks: target_fused's passes on each rank's slab, ghost planes of psi and of the crossing "
-    "populations exchanged through the host (`target update`) after each pass",
+    "populations packed on the device and exchanged after each pass (a device copy on one rank, device buffers "
+    "to a CUDA-aware MPI, else the packed planes staged through the host)",
     target_slabs)};
 
 }  // namespace

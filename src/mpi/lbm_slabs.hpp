@@ -14,6 +14,8 @@
 //                the neighbour's edge plane, where it lands wherever its
 //                source cell is fluid (a solid source pushed nothing: the
 //                bounce-back already wrote that slot).
+// The halo stays on the device: packed and unpacked there, moved by one of
+// lbm_halo.hpp's paths (device copy, CUDA-aware MPI, host-staged).
 // Two forms: lbm_slabs.cpp exchanges, then computes; lbm_slabs_overlap.cpp
 // computes the slab's inner planes while the edges' halo moves.
 #include <cstdint>
@@ -22,6 +24,7 @@
 #include "common/aligned_array.hpp"
 #include "common/lbm/lbm.hpp"
 #include "common/registry.hpp"
+#include "mpi/lbm_halo.hpp"
 
 namespace ompref::lbm::slabs {
 
@@ -39,16 +42,28 @@ struct Slab {
   Grid g;                // nx x ny x (nzl + 2): ghost planes at z = 0 and nzl + 1
   AlignedArray<double> lat[2], psi;
   AlignedArray<std::uint8_t> solid;
-  // Host staging: what goes to the neighbour below / above, what comes from them.
-  AlignedArray<double> send_down, send_up, recv_below, recv_above;
+  // The packed crossing populations (device arrays, entered by slab_data):
+  // what goes to the neighbour below / above, what comes from them. Their
+  // host side is the staging of the host-staged path.
+  StagingBuffer send_down, send_up, recv_below, recv_above;
+  HaloPath path = HaloPath::host_staged;
+  // The CUDA-aware MPI path's device addresses of psi and the four buffers.
+  double *device_psi = nullptr, *device_send_down = nullptr, *device_send_up = nullptr;
+  double *device_recv_below = nullptr, *device_recv_above = nullptr;
+  double halo_s = 0;    // wall time in the exchanges so far
+  long halo_steps = 0;  // steps exchanged so far
   int cur = 0;
   double* current() { return lat[cur].data(); }
   double* next() { return lat[cur ^ 1].data(); }
 };
 
-// Rank's slab of `s` at its current state (ghost planes included); throws
-// UsageError when the ranks outnumber the planes.
-std::unique_ptr<Slab> make_slab(LbmInstance& s);
+// Rank's slab of `s` at its current state (ghost planes included), its
+// staging buffers page-locked if asked; throws UsageError when the ranks
+// outnumber the planes.
+std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked);
+// The halo's path (lbm_halo.hpp) for a slab whose data slab_data entered on
+// `dev` (`on_device`: target regions really run there).
+void choose_path(Slab& slab, bool on_device, int dev);
 // Every array of the slab, for the runner's data region.
 DeviceData slab_data(Slab& slab);
 // Every rank's owned planes of the slab's current lattice into `s.current()` (all ranks).
@@ -57,9 +72,13 @@ void gather(const Slab& slab, LbmInstance& s);
 // The two passes and the two exchanges, on planes [z_lo, z_hi) of the slab.
 void psi_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
 void fn_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
+// (lbm_halo.cpp; each adds its wall time to slab.halo_s.)
 void exchange_psi(Slab& slab, int dev);
 // The ghost planes' crossing populations to the neighbours, theirs into the edge planes.
 void exchange_populations(Slab& slab, int dev);
+// The halo's bytes one rank sends per step: psi's two edge planes and the
+// crossing directions of the two ghost planes.
+inline double halo_bytes_per_step(const Slab& slab) { return 8.0 * slab.plane * (2 + 2 * crossing); }
 
 // The slab of the run in progress (one variant runs at a time): made by the
 // variant's enter_data, gathered back and dropped by its exit_data.

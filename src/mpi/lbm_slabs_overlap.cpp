@@ -3,12 +3,24 @@
 // (`diff src/mpi/lbm_slabs.cpp src/mpi/lbm_slabs_overlap.cpp`, the run
 // function at the end): each pass computes the two edge planes first (the
 // planes a neighbour needs), then the inner planes [2, nzl) in an OpenMP task
-// that a second host thread runs, its target region in flight on the device,
-// while the master thread exchanges the edges' halo (MPI_THREAD_FUNNELED:
-// MPI calls stay on the master thread). The inner planes and the exchange
-// touch different data: the exchange reads the edge and ghost planes and
-// writes the edge planes' crossing directions only, which no inner cell
-// pushes. Same cells, same arithmetic: the result is target_slabs' bit for bit.
+// that a second host thread runs, its (synchronous) target region in flight
+// on the device, while the master thread moves the edges' halo by the same
+// path as target_slabs (lbm_halo.cpp: the device kernels that pack, copy and
+// unpack, and MPI_THREAD_FUNNELED: MPI calls stay on the master thread).
+// Same cells, same arithmetic: the result is target_slabs' bit for bit.
+//
+// The task and the exchange run at the same time, so they touch disjoint
+// data (both read `solid`, neither writes it):
+//   psi pass: the task writes psi of planes [2, nzl); the exchange reads psi
+//     of the edge planes 1 and nzl and writes the ghost planes 0 and nzl + 1.
+//   fn pass: the task reads f and psi and writes `out` only at cells of
+//     planes [1, nzl] (a cell of plane z pushes into z - 1 .. z + 1; its
+//     bounce-back writes its own cell), and into plane 1 only from plane 2,
+//     with the directions e_z = -1 (`down`), into plane nzl only from plane
+//     nzl - 1, with e_z = +1 (`up`). The exchange reads the ghost planes'
+//     `out` (written by the edge pass before the task began) and writes `up`
+//     of plane 1 and `down` of plane nzl: other slots. With nzl <= 2 there
+//     are no inner planes and no task work.
 #include <algorithm>
 
 #include "mpi/lbm_slabs.hpp"
@@ -53,7 +65,7 @@ void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
 const Registration target_slabs_overlap_registration{slab_variant(
     "target_slabs_overlap",
     "target_slabs with the halo hidden: edge planes first, then the inner planes in a task while the master thread "
-    "exchanges the edges over MPI",
+    "moves the edges' halo (by target_slabs' path)",
     target_slabs_overlap).follows("target_slabs")};
 
 }  // namespace

@@ -1,0 +1,255 @@
+// lbm over MPI ranks (lbm_slabs.hpp): the halo's three paths (lbm_halo.hpp),
+// the kernels that pack, unpack and copy the ghost planes, and the two
+// exchanges. Every kernel is a synchronous target region naming with
+// map(alloc:) the arrays slab_data entered, nothing else: the exchanges may
+// run beside the overlap form's inner planes (lbm_slabs_overlap.cpp), and a
+// synchronous region with present arrays has nothing to outlive. No
+// `target update nowait` either: the overlap form's taskwait would wait for
+// it and for the inner planes alike; the copies overlap the messages instead
+// (nonblocking MPI: one packed buffer travels while the next is copied).
+#include <mpi.h>
+#include <omp.h>
+
+#include <cstdlib>
+#include <new>
+#include <utility>
+
+#include "mpi/lbm_slabs.hpp"
+
+// OpenMPI declares its CUDA extension here (MPIX_CUDA_AWARE_SUPPORT, the
+// build's; MPIX_Query_cuda_support(), the library's at run time).
+#if __has_include(<mpi-ext.h>)
+#include <mpi-ext.h>
+#endif
+
+namespace ompref::lbm::slabs {
+
+const char* path_name(HaloPath path) {
+  switch (path) {
+    case HaloPath::device_copy: return "device copy";
+    case HaloPath::device_mpi: return "CUDA-aware MPI";
+    case HaloPath::host_staged: return "host-staged";
+  }
+  return "?";
+}
+
+bool mpi_reads_device_memory() {
+#if defined(MPIX_CUDA_AWARE_SUPPORT)
+  // Asked at run time: a program built against one OpenMPI runs under another.
+  return MPIX_Query_cuda_support() == 1;
+#else
+  return false;
+#endif
+}
+
+StagingBuffer::StagingBuffer(std::size_t count, [[maybe_unused]] bool page_locked) : count_(count) {
+  if (count == 0) return;
+  const std::size_t bytes = (count * sizeof(double) + 63) / 64 * 64;
+  // KMP_VERSION_MAJOR: LLVM's omp.h (libomp), which has the allocator; a
+  // runtime without a device gives null, and the buffer is plain memory.
+#if defined(KMP_VERSION_MAJOR)
+  if (page_locked) data_ = static_cast<double*>(omp_alloc(bytes, llvm_omp_target_host_mem_alloc));
+  locked_ = data_ != nullptr;
+#endif
+  if (data_ == nullptr) data_ = static_cast<double*>(std::aligned_alloc(64, bytes));
+  if (data_ == nullptr) throw std::bad_alloc();
+}
+
+StagingBuffer::~StagingBuffer() {
+#if defined(KMP_VERSION_MAJOR)
+  if (locked_) {
+    omp_free(data_, llvm_omp_target_host_mem_alloc);
+    return;
+  }
+#endif
+  std::free(data_);
+}
+
+void StagingBuffer::swap(StagingBuffer& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(count_, other.count_);
+  std::swap(locked_, other.locked_);
+}
+
+namespace {
+
+enum Tag { psi_down, psi_up, populations_up, populations_down };
+
+// (A build without offload drops the directives: hence [[maybe_unused]].)
+void update_from([[maybe_unused]] double* p, [[maybe_unused]] long offset, [[maybe_unused]] long count,
+                 [[maybe_unused]] int dev) {
+#pragma omp target update from(p[offset:count]) device(dev)
+}
+void update_to([[maybe_unused]] double* p, [[maybe_unused]] long offset, [[maybe_unused]] long count,
+               [[maybe_unused]] int dev) {
+#pragma omp target update to(p[offset:count]) device(dev)
+}
+
+// The device address of a host array entered by slab_data.
+double* device_address(double* p, [[maybe_unused]] int dev) {
+  double* address = p;
+#pragma omp target data use_device_ptr(p) device(dev)
+  address = p;
+  return address;
+}
+
+// One rank: the plane below the first is its own last, the plane above the
+// last its own first (z periodic).
+void psi_self(Slab& b, int dev) {
+  const long stride = b.g.stride, plane = b.plane, first = plane, last = b.nzl * plane, top = (b.nzl + 1) * plane;
+  double* psi = b.psi.data();
+#pragma omp target teams distribute parallel for device(dev) map(alloc : psi[0:stride])
+  for (long c = 0; c < plane; ++c) {
+    psi[c] = psi[last + c];
+    psi[top + c] = psi[first + c];
+  }
+}
+
+// One rank: what the last plane pushed up into the ghost plane above lands
+// in the first plane, what the first pushed down into the ghost plane below
+// lands in the last, where the source cell (in the opposite ghost plane) is
+// fluid: exchange_populations' landing rule. Reads ghost planes, writes the
+// edge planes' crossing directions (with one plane, its up and its down
+// directions: other slots).
+void populations_self(Slab& b, int dev) {
+  const Grid g = b.g;
+  const long stride = g.stride, plane = b.plane, top = (b.nzl + 1) * plane;
+  const int nzl = b.nzl;
+  double* out = b.next();
+  const std::uint8_t* solid = b.solid.data();
+#pragma omp target teams distribute parallel for collapse(2) firstprivate(g) device(dev) \
+    map(alloc : out[0:Q * stride], solid[0:stride])
+  for (int y = 0; y < g.ny; ++y)
+    for (int x = 0; x < g.nx; ++x) {
+      const long c = x + long(g.nx) * y, first = c + plane, last = c + nzl * plane;
+      int nb_first[Q], nb_last[Q];
+      neighbour_indices(g, x, y, 1, nb_first);
+      neighbour_indices(g, x, y, nzl, nb_last);
+      for (int d = 0; d < crossing; ++d) {
+        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = out[up[d] * stride + top + c];
+        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = out[down[d] * stride + c];
+      }
+    }
+}
+
+// The ghost planes' crossing populations into send_up and send_down (device).
+void pack_populations(Slab& b, int dev) {
+  const long stride = b.g.stride, plane = b.plane, top = (b.nzl + 1) * plane, n = crossing * plane;
+  const double* out = b.next();
+  double *send_up = b.send_up.data(), *send_down = b.send_down.data();
+#pragma omp target teams distribute parallel for collapse(2) device(dev) \
+    map(alloc : out[0:Q * stride], send_up[0:n], send_down[0:n])
+  for (int d = 0; d < crossing; ++d)
+    for (long c = 0; c < plane; ++c) {
+      send_up[d * plane + c] = out[up[d] * stride + top + c];
+      send_down[d * plane + c] = out[down[d] * stride + c];
+    }
+}
+
+// recv_below and recv_above (device) into the edge planes, where the source
+// cell (in the ghost plane) is fluid.
+void unpack_populations(Slab& b, int dev) {
+  const Grid g = b.g;
+  const long stride = g.stride, plane = b.plane, n = crossing * plane;
+  const int nzl = b.nzl;
+  double* out = b.next();
+  const std::uint8_t* solid = b.solid.data();
+  const double *recv_below = b.recv_below.data(), *recv_above = b.recv_above.data();
+#pragma omp target teams distribute parallel for collapse(2) firstprivate(g) device(dev) \
+    map(alloc : out[0:Q * stride], solid[0:stride], recv_below[0:n], recv_above[0:n])
+  for (int y = 0; y < g.ny; ++y)
+    for (int x = 0; x < g.nx; ++x) {
+      const long c = x + long(g.nx) * y, first = c + plane, last = c + nzl * plane;
+      int nb_first[Q], nb_last[Q];
+      neighbour_indices(g, x, y, 1, nb_first);
+      neighbour_indices(g, x, y, nzl, nb_last);
+      for (int d = 0; d < crossing; ++d) {
+        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = recv_below[d * plane + c];
+        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = recv_above[d * plane + c];
+      }
+    }
+}
+
+// Sends `count` doubles at `send` to `to`, receives as many from `from` into
+// `receive`; `ready` (may be null) makes the send's data ready first, after
+// the receive is posted.
+struct Message {
+  double *send, *receive;
+  int to, from, tag;
+};
+void exchange_two(const Message (&m)[2], long count, void (*ready)(Slab&, int, int), Slab& b, int dev) {
+  MPI_Request requests[4];
+  for (int i = 0; i < 2; ++i)
+    MPI_Irecv(m[i].receive, int(count), MPI_DOUBLE, m[i].from, m[i].tag, MPI_COMM_WORLD, &requests[i]);
+  for (int i = 0; i < 2; ++i) {
+    if (ready) ready(b, dev, i);
+    MPI_Isend(m[i].send, int(count), MPI_DOUBLE, m[i].to, m[i].tag, MPI_COMM_WORLD, &requests[2 + i]);
+  }
+  MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+}
+
+}  // namespace
+
+void choose_path(Slab& b, bool on_device, int dev) {
+  b.path = b.ranks == 1 ? HaloPath::device_copy
+           : on_device && mpi_reads_device_memory() ? HaloPath::device_mpi
+                                                   : HaloPath::host_staged;
+  if (b.path != HaloPath::device_mpi) return;
+  b.device_psi = device_address(b.psi.data(), dev);
+  b.device_send_up = device_address(b.send_up.data(), dev);
+  b.device_send_down = device_address(b.send_down.data(), dev);
+  b.device_recv_below = device_address(b.recv_below.data(), dev);
+  b.device_recv_above = device_address(b.recv_above.data(), dev);
+}
+
+void exchange_psi(Slab& b, int dev) {
+  const double t0 = omp_get_wtime();
+  const long plane = b.plane, first = plane, last = b.nzl * plane, top = (b.nzl + 1) * plane;
+  if (b.path == HaloPath::device_copy) {
+    psi_self(b, dev);
+  } else {
+    const bool staged = b.path == HaloPath::host_staged;
+    double* psi = staged ? b.psi.data() : b.device_psi;
+    // The first plane goes down (the neighbour below's ghost above), the last up.
+    const Message m[2] = {{psi + first, psi + top, b.below, b.above, psi_down},
+                          {psi + last, psi, b.above, b.below, psi_up}};
+    const auto from_device = [](Slab& s, int d, int i) {
+      update_from(s.psi.data(), i == 0 ? s.plane : s.nzl * s.plane, s.plane, d);
+    };
+    exchange_two(m, plane, staged ? +from_device : nullptr, b, dev);
+    if (staged) {
+      update_to(b.psi.data(), 0, plane, dev);
+      update_to(b.psi.data(), top, plane, dev);
+    }
+  }
+  b.halo_s += omp_get_wtime() - t0;
+}
+
+void exchange_populations(Slab& b, int dev) {
+  const double t0 = omp_get_wtime();
+  const long n = crossing * b.plane;
+  if (b.path == HaloPath::device_copy) {
+    populations_self(b, dev);
+  } else {
+    const bool staged = b.path == HaloPath::host_staged;
+    pack_populations(b, dev);
+    const Message m[2] = {
+        {staged ? b.send_up.data() : b.device_send_up, staged ? b.recv_below.data() : b.device_recv_below, b.above,
+         b.below, populations_up},
+        {staged ? b.send_down.data() : b.device_send_down, staged ? b.recv_above.data() : b.device_recv_above,
+         b.below, b.above, populations_down}};
+    const auto from_device = [](Slab& s, int d, int i) {
+      update_from(i == 0 ? s.send_up.data() : s.send_down.data(), 0, crossing * s.plane, d);
+    };
+    exchange_two(m, n, staged ? +from_device : nullptr, b, dev);
+    if (staged) {
+      update_to(b.recv_below.data(), 0, n, dev);
+      update_to(b.recv_above.data(), 0, n, dev);
+    }
+    unpack_populations(b, dev);
+  }
+  b.halo_s += omp_get_wtime() - t0;
+  ++b.halo_steps;
+}
+
+}  // namespace ompref::lbm::slabs

@@ -1,0 +1,57 @@
+#pragma once
+// lbm over MPI ranks (lbm_slabs.hpp): how a slab's halo moves. The ghost
+// planes are packed and unpacked by device kernels; what lies between them
+// depends on who the neighbour is and what MPI can read:
+//   device copy      one rank, its own neighbour: one kernel moves the edge
+//                    planes into the ghost planes (psi) and the ghost planes
+//                    into the opposite edge planes (populations); no MPI;
+//   CUDA-aware MPI   MPI is given the device buffers (OpenMPI's
+//                    MPIX_Query_cuda_support() says it reads them) and target
+//                    regions really run on a device;
+//   host-staged      otherwise: only the packed planes cross to the host and
+//                    back (`target update`), into page-locked host buffers
+//                    where the OpenMP runtime offers them.
+// lbm_halo.cpp holds the kernels and the exchanges; docs/mpi.md their costs.
+#include <cstddef>
+
+namespace ompref::lbm::slabs {
+
+enum class HaloPath { device_copy, device_mpi, host_staged };
+
+// The path's name in the run's notes and docs/mpi.md.
+const char* path_name(HaloPath path);
+
+// Whether the MPI library in use reads device memory: OpenMPI's run-time
+// query where its <mpi-ext.h> has the CUDA extension; false otherwise.
+bool mpi_reads_device_memory();
+
+// A host buffer of doubles for the staged halo, mapped like any slab array:
+// page-locked (LLVM's llvm_omp_target_host_mem_alloc, whose copies to and
+// from the device the driver can run without a bounce through a pageable
+// buffer) where asked and the runtime offers it, 64-byte aligned memory
+// otherwise (libgomp, the host fallback).
+class StagingBuffer {
+ public:
+  StagingBuffer() = default;
+  StagingBuffer(std::size_t count, bool page_locked);
+  StagingBuffer(StagingBuffer&& other) noexcept { swap(other); }
+  StagingBuffer& operator=(StagingBuffer&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  StagingBuffer(const StagingBuffer&) = delete;
+  StagingBuffer& operator=(const StagingBuffer&) = delete;
+  ~StagingBuffer();
+
+  double* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  bool page_locked() const { return locked_; }
+
+ private:
+  void swap(StagingBuffer& other) noexcept;
+  double* data_ = nullptr;
+  std::size_t count_ = 0;
+  bool locked_ = false;
+};
+
+}  // namespace ompref::lbm::slabs
