@@ -71,6 +71,12 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
 }
 
 void host_basic(LbmInstance& s, RunContext& ctx) {
+  // The arrays of the time loop: the device form maps them once around it.
+  [[maybe_unused]] const long lattice = Q * s.grid.stride, cells = s.grid.stride;
+  [[maybe_unused]] double *f = s.current(), *out = s.next();
+  [[maybe_unused]] double *rho = s.rho.data(), *ux = s.ux.data(), *uy = s.uy.data(), *uz = s.uz.data(),
+                          *psi = s.psi.data();
+  [[maybe_unused]] const std::uint8_t* solid = s.solid.data();
   for (int step = 0; step < s.p.steps; ++step) {
     calculate_phi(s, ctx);
     calculate_fn(s, ctx);
