@@ -173,7 +173,9 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
     if (r.notes.empty()) continue;
     std::vector<std::string> items;
     for (const auto& [name, value] : r.notes.items())
-      items.push_back(fmt::format("{} {}", name, value.is_string() ? value.get<std::string>() : value.dump()));
+      items.push_back(fmt::format("{} {}", name, value.is_string()         ? value.get<std::string>()
+                                                  : value.is_number_float() ? fmt::format("{:.3g}", value.get<double>())
+                                                                            : value.dump()));
     fmt::print(out, "  notes {} {}: {}\n", r.workload, r.variant, fmt::join(items, ", "));
   }
 }

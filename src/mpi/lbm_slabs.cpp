@@ -153,7 +153,7 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
     const Slab& b = *holder();
     // How the halo moved and what it cost (warm-up steps included).
     ctx.notes["halo_path"] = path_name(b.path);
-    ctx.notes["halo_bytes_per_step"] = halo_bytes_per_step(b);
+    ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
     ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
     slab_data(*holder()).exit(ctx.device);
     gather(*holder(), static_cast<LbmInstance&>(instance));
