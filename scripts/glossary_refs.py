@@ -66,6 +66,7 @@ ENTRIES = {
     "masked": (r"^masked\b", ["masked"]),
     "is_device_ptr": (r"\bis_device_ptr\s*\(", ["is_device_ptr"]),
     "has_device_addr": (r"\bhas_device_addr\s*\(", ["has_device_addr"]),
+    "use_device_ptr": (r"\buse_device_(ptr|addr)\s*\(", ["use_device_ptr", "use_device_addr"]),
     "ompx_attribute": (r"\bompx_attribute\s*\(|\bOMPREF_MAX_TEAM_THREADS\s*\(", ["ompx_attribute",
                                                                               "OMPREF_MAX_TEAM_THREADS"]),
 }
