@@ -82,6 +82,12 @@ void Progress::repetition(int done, int total) {
   draw(false);
 }
 
+void Progress::validating() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  rep_text_ = ", validating";
+  draw(true);
+}
+
 void Progress::finish_run() {
   std::lock_guard<std::mutex> lock(mutex_);
   const double seconds = now() - run_start_;

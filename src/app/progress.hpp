@@ -23,6 +23,9 @@ class Progress {
   void start_run(const std::string& workload, int workload_index, int workloads, const std::string& variant,
                  int variant_index, int variants);
   void repetition(int done, int total);
+  // The repetitions are over: the line says "validating" (the host's work
+  // after them: results brought back, the reference, the comparison).
+  void validating();
   void finish_run();
   // A message that is not a run (the ceiling measurement, a workload's setup).
   void note(const std::string& what);

@@ -167,7 +167,8 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
                                 ResultFiles& files) {
   std::vector<RunResult> runs;
   RunSettings settings{args.reps, args.warmup, args.budget_s,
-                       [&](int done, int total) { progress.repetition(done, total); }};
+                       [&](int done, int total) { progress.repetition(done, total); },
+                       [&] { progress.validating(); }};
   for (std::size_t wi = 0; wi < plan.size(); ++wi) {
     const auto& [w, chosen] = plan[wi];
     const std::string size = size_of(args, *w);

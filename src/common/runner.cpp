@@ -116,6 +116,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     if (settings.on_repetition) settings.on_repetition(untimed + int(totals.size()), all_reps);
   }
   r.reps = int(totals.size());
+  if (settings.on_validating) settings.on_validating();
   r.check = run_state.finish();
   r.transfer_s = run_state.transfer_s();
   r.notes = run_state.notes();

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -16,6 +17,11 @@
 namespace ompref {
 
 struct RunSettings {
+  RunSettings() = default;
+  RunSettings(int reps_, int warmup_, double budget_s_, std::function<void(int, int)> on_repetition_ = {},
+              std::function<void()> on_validating_ = {})
+      : reps(reps_), warmup(warmup_), budget_s(budget_s_), on_repetition(std::move(on_repetition_)),
+        on_validating(std::move(on_validating_)) {}
   int reps = 5;
   int warmup = 1;
   // > 0: no further timed repetition starts once warm-ups and repetitions
@@ -25,6 +31,10 @@ struct RunSettings {
   double budget_s = 0;
   // Called after every repetition, warm-ups included: (done, warmup + reps).
   std::function<void(int, int)> on_repetition;
+  // Called when the repetitions are over and the host work after them
+  // begins: the device data brought back, the validation against the
+  // reference (which may compute it) and the observables.
+  std::function<void()> on_validating;
 };
 
 // The run sequence of one variant on one instance, step by step, for the
