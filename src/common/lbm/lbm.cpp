@@ -152,24 +152,25 @@ void LbmInstance::reset() {
 }
 
 long double LbmInstance::mass_of(const double* pop) const {
-  const long stride = grid.stride;
+  const long stride = grid.stride, plane = long(p.nx) * p.ny;
   const std::uint8_t* sol = solid.data();
-  long double total = 0;
-  // Partial sums per thread, added under a critical section: a long-double
-  // reduction clause would need 16-byte atomics (libatomic) with clang.
-#pragma omp parallel
-  {
+  // One partial sum per z plane, in parallel, then the planes in z order: the
+  // same sum whatever the number of threads. (A long-double reduction clause
+  // would need 16-byte atomics, libatomic, with clang.)
+  std::vector<long double> planes(std::size_t(p.nz), 0.0L);
+#pragma omp parallel for schedule(static)
+  for (int z = 0; z < p.nz; ++z) {
     long double mine = 0;
-#pragma omp for schedule(static) nowait
-    for (long k = 0; k < grid.n; ++k) {
+    for (long k = z * plane; k < (z + 1) * plane; ++k) {
       if (sol[k]) continue;
       long double r = 0;
       for (int i = 0; i < Q; ++i) r += pop[i * stride + k];
       mine += r;
     }
-#pragma omp critical
-    total += mine;
+    planes[std::size_t(z)] = mine;
   }
+  long double total = 0;
+  for (long double m : planes) total += m;
   return total;
 }
 

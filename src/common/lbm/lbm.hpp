@@ -6,6 +6,7 @@
 // lbm_tiling.hpp (the launch of a team per tile), lbm.cpp (layout, initial state,
 // bytes model), lbm_options.cpp (sizes, cases, shapes, the checks),
 // lbm_reference.cpp (the host reference run and validation),
+// lbm_reference_cache.cpp (its states kept across processes, OMPREF_CACHE),
 // lbm_observables.cpp (the physics a user checks).
 //
 // Layout (structure of arrays): two lattices, each 19 direction arrays of
@@ -106,8 +107,11 @@ class LbmInstance final : public Instance {
   // Observables of a state held in `pop` (a lattice laid out as above).
   Observables measure(const double* pop) const;
   // The reference state after `total_steps` steps (host, computed in the
-  // arithmetic order of host_basic, cached and advanced incrementally).
+  // arithmetic order of host_basic, once per instance: advanced
+  // incrementally, restarted from a kept state for fewer steps).
   const double* reference_state(long total_steps) const;
+  // Reference steps run since the instance was made (what tests count).
+  long reference_steps_computed() const;
   // Total mass of a state with long-double accumulation.
   long double mass_of(const double* pop) const;
 

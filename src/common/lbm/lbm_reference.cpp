@@ -7,23 +7,36 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iterator>
 #include <limits>
+#include <map>
 #include <unistd.h>
 
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "common/device.hpp"
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_reference_cache.hpp"
 #include "common/validation.hpp"
 #include "common/io/vtk.hpp"
 
 namespace ompref::lbm {
 
+// The reference run, made once per instance and shared by every variant
+// validated on it. Variants stop after different numbers of repetitions (a
+// budget cuts the last ones short), so the states at the repetition
+// boundaries just below a requested step count are kept, as many as fit in a
+// quarter of the memory available when the run starts: a later variant that
+// stopped earlier restarts from one of them instead of from step 0.
 struct LbmInstance::Reference {
   AlignedArray<double> lat[2];
   AlignedArray<double> psi;
   int cur = 0;
-  long steps = -1;  // -1: not initialised
+  long steps = -1;     // -1: not initialised
+  long computed = 0;   // steps run since the instance was made
+  std::size_t keep_limit = 0;
+  std::map<long, AlignedArray<double>> kept;  // step count -> the state after it
   std::vector<std::pair<double, std::string>> frames;
 };
 
@@ -44,6 +57,12 @@ void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, c
         neighbour_indices(g, x, y, z, nb);
         fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
       }
+}
+
+// A lattice copied in parallel (first touch by the threads that read it later).
+void copy_state(const double* from, double* to, long n) {
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) to[i] = from[i];
 }
 
 vtk::Image image_of(const LbmInstance& s, const double* pop) {
@@ -104,12 +123,14 @@ Worst worst_population(const LbmInstance& s, const double* got, const double* wa
 }  // namespace
 
 const double* LbmInstance::reference_state(long total_steps) const {
+  const long lattice = grid.stride * Q;
   if (!ref_) {
     ref_ = std::make_shared<Reference>();
-    const std::size_t s = std::size_t(grid.stride);
-    ref_->lat[0] = AlignedArray<double>(s * Q);
-    ref_->lat[1] = AlignedArray<double>(s * Q);
-    ref_->psi = AlignedArray<double>(s);
+    ref_->lat[0] = AlignedArray<double>(std::size_t(lattice));
+    ref_->lat[1] = AlignedArray<double>(std::size_t(lattice));
+    ref_->psi = AlignedArray<double>(std::size_t(grid.stride));
+    const double state_bytes = double(lattice) * sizeof(double);
+    ref_->keep_limit = std::size_t(std::clamp(0.25 * host_info().available_bytes / state_bytes, 0.0, 8.0));
   }
   Reference& r = *ref_;
   const bool vtk = p.vtk_every > 0 && !p.out_dir.empty();
@@ -117,17 +138,47 @@ const double* LbmInstance::reference_state(long total_steps) const {
   auto write_frame = [&](long step) {
     const std::string file = fmt::format("lbm_{}_{:06d}.vti", name, step);
     vtk::write_vti((std::filesystem::path(p.out_dir) / file).string(), image_of(*this, r.lat[r.cur].data()));
-    r.frames.emplace_back(double(step), file);
+    // A step run again (from a kept state or the start) rewrites its frame, listed once.
+    const auto at = std::lower_bound(r.frames.begin(), r.frames.end(), std::pair{double(step), std::string()});
+    if (at == r.frames.end() || at->first != double(step)) r.frames.emplace(at, double(step), file);
     vtk::write_pvd((std::filesystem::path(p.out_dir) / fmt::format("lbm_{}.pvd", name)).string(), r.frames);
   };
-  if (r.steps < 0 || r.steps > total_steps) {
-    initial_state(r.lat[0].data());
-    const double nan = std::numeric_limits<double>::quiet_NaN();
-    std::fill(r.lat[1].data(), r.lat[1].data() + grid.stride * Q, nan);
-    r.cur = 0;
-    r.steps = 0;
-    r.frames.clear();
-    if (vtk) write_frame(0);
+  // The state after r.steps kept, the oldest kept one (unless it is
+  // `needed`) making room for it.
+  auto keep = [&](long needed) {
+    if (r.steps <= 0 || r.kept.count(r.steps) || r.keep_limit == 0) return;
+    if (r.kept.size() >= r.keep_limit) {
+      if (r.kept.begin()->first > r.steps || r.kept.begin()->first == needed) return;
+      r.kept.erase(r.kept.begin());
+    }
+    AlignedArray<double> state{std::size_t(lattice)};
+    copy_state(r.lat[r.cur].data(), state.data(), lattice);
+    r.kept.emplace(r.steps, std::move(state));
+  };
+  // The latest state kept at or before the steps asked for.
+  const auto after = r.kept.upper_bound(total_steps);
+  const long from = after == r.kept.begin() ? -1 : std::prev(after)->first;
+  if (r.steps == total_steps) return r.lat[r.cur].data();
+  if (r.steps < 0 || r.steps > total_steps || from > r.steps) keep(from);  // the state left behind
+  // A state kept across processes (OMPREF_CACHE), where the frames need no run.
+  bool overwritten = false;
+  if (!vtk && load_reference_state(*this, total_steps, r.lat[r.cur].data(), overwritten)) {
+    r.steps = total_steps;
+    return r.lat[r.cur].data();
+  }
+  if (overwritten) r.steps = -1;  // an entry cut short: the state it was read over is lost
+  if (r.steps < 0 || r.steps > total_steps || from > r.steps) {
+    if (from > 0) {
+      copy_state(r.kept.at(from).data(), r.lat[r.cur].data(), lattice);
+      r.steps = from;
+    } else {
+      initial_state(r.lat[0].data());
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      std::fill(r.lat[1].data(), r.lat[1].data() + lattice, nan);
+      r.cur = 0;
+      r.steps = 0;
+      if (vtk) write_frame(0);
+    }
   }
   // A progress line for long reference runs, only on a terminal.
   const bool tty = isatty(2) == 1;
@@ -135,9 +186,13 @@ const double* LbmInstance::reference_state(long total_steps) const {
   const long first = r.steps;
   double last_print = t0;
   while (r.steps < total_steps) {
+    // Repetition boundaries within reach of the kept states' number: where
+    // a variant stopped short by its budget is validated.
+    if (r.steps % p.steps == 0 && total_steps - r.steps <= long(r.keep_limit) * p.steps) keep(-1);
     reference_step(grid, coeffs, solid.data(), r.lat[r.cur].data(), r.lat[r.cur ^ 1].data(), r.psi.data());
     r.cur ^= 1;
     ++r.steps;
+    ++r.computed;
     if (vtk && r.steps % p.vtk_every == 0) write_frame(r.steps);
     const double now = omp_get_wtime();
     if (tty && now - t0 > 3.0 && now - last_print > 1.0) {
@@ -148,8 +203,11 @@ const double* LbmInstance::reference_state(long total_steps) const {
     }
   }
   if (tty && last_print > t0) fmt::print(stderr, "\n");
+  if (r.steps > first) store_reference_state(*this, total_steps, r.lat[r.cur].data());
   return r.lat[r.cur].data();
 }
+
+long LbmInstance::reference_steps_computed() const { return ref_ ? ref_->computed : 0; }
 
 // Every population of every fluid cell against the reference run of the
 // same number of steps, then the mass: bounce-back, periodic faces and the
