@@ -39,20 +39,51 @@ auto where_in(const char* name, const std::vector<double>& got, const std::vecto
   };
 }
 
+// The largest of error(i) over [0, n) and its first index, searched in
+// parallel: what Validation::compare_all finds serially (the first of equal
+// worst errors), on arrays of 10^8 elements.
+// error(i) is {error, its tolerance}: the worst is the largest multiple of
+// its own tolerance.
+struct Worst {
+  double error = -1, tolerance = 1;
+  std::int64_t at = 0;
+  double ratio() const { return error / tolerance; }
+};
+template <class Error>
+Worst worst_of(std::int64_t n, Error&& error) {
+  Worst worst;
+#pragma omp parallel
+  {
+    Worst mine;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) {
+      const auto [e, tolerance] = error(i);
+      if (!(e / tolerance <= mine.ratio())) mine = {e, tolerance, i};
+    }
+#pragma omp critical
+    if (mine.ratio() > worst.ratio() || (mine.ratio() == worst.ratio() && mine.at < worst.at)) worst = mine;
+  }
+  return worst;
+}
+
 // An output array against its reference, relative to |want| (at least `floor`).
 void relative_array(Validation& v, const char* name, const std::vector<double>& got, const std::vector<double>& want,
                     double tolerance, double floor) {
-  v.compare_all(
-      std::int64_t(got.size()), [&](std::int64_t i) { return got[i]; }, [&](std::int64_t i) { return want[i]; },
-      tolerance, where_in(name, got, want), floor);
+  const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
+    return std::pair{relative_error(got[i], want[i], floor), 1.0};
+  });
+  if (!got.empty()) v.note(w.error, tolerance, [&] { return where_in(name, got, want)(w.at); });
 }
 
 // Coordinates against their reference, relative to the mesh's extent.
 void coordinate_array(Validation& v, const char* name, const std::vector<double>& got, const std::vector<double>& want,
                       double extent, double tolerance) {
-  v.compare_all_to_scale(
-      std::int64_t(got.size()), [&](std::int64_t i) { return got[i]; }, [&](std::int64_t i) { return want[i]; },
-      extent, tolerance, where_in(name, got, want));
+  const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
+    return std::pair{std::isfinite(got[i]) ? std::fabs(got[i] - want[i]) / extent
+                                           : std::numeric_limits<double>::infinity(),
+                     1.0};
+  });
+  if (!got.empty()) v.note(w.error, tolerance, [&] { return where_in(name, got, want)(w.at); });
 }
 
 // A double against a long-double reference, relative.
@@ -67,9 +98,14 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 
 void check_direct(const MeshInstance& m, int repetitions, Validation& v) {
   // Replays x += v dt `repetitions` times on the host, in double.
-  std::vector<double> want(m.crd);
-  for (int r = 0; r < repetitions; ++r)
-    for (std::int64_t i = 0; i < 3 * m.nv; ++i) want[i] = want[i] + m.vel[i] * direct_dt;
+  // Each coordinate on its own, in parallel: the same additions in the same order.
+  std::vector<double> want(std::size_t(3 * m.nv));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < 3 * m.nv; ++i) {
+    double x = m.crd[i];
+    for (int r = 0; r < repetitions; ++r) x = x + m.vel[i] * direct_dt;
+    want[i] = x;
+  }
   coordinate_array(v, "pos", m.output("pos"), want, m.extent, 1e-13);
 }
 
@@ -110,90 +146,65 @@ void check_transverse(const MeshInstance& m, int, Validation& v) {
 
 // ---------------------------------------------------------------- upward: each vertex moved halfway to its ball's mean centre
 
-void reference_smooth(MeshInstance& m) {
-  std::vector<double>& smooth = m.expected("smooth");
-  smooth.resize(3 * m.nv);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < m.nv; ++v) {
-    LD mean[3] = {0, 0, 0};
-    const std::int32_t deg = m.ball_offset[v + 1] - m.ball_offset[v];
-    for (std::int32_t i = m.ball_offset[v]; i < m.ball_offset[v + 1]; ++i) {
-      const std::int64_t t = m.ball_corner[i] >> 2;
-      for (int k = 0; k < 3; ++k) mean[k] += m.centre[3 * t + k];
-    }
-    for (int k = 0; k < 3; ++k) {
-      const LD x = m.crd[3 * v + k];
-      smooth[3 * v + k] = deg > 0 ? double(x + LD(smoothing_omega) * (mean[k] / deg - x)) : double(x);
-    }
-  }
-}
-
 // u = 2^-53, the unit roundoff of double.
 constexpr double unit_roundoff = 0x1p-53;
 
 // The degree (tets in the ball) of vertex i: the terms its per-vertex sums add.
 std::int32_t degree(const MeshInstance& m, std::int64_t i) { return m.ball_offset[i + 1] - m.ball_offset[i]; }
 
+// The smoothed positions, and each vertex's tolerance (check_upward says
+// why): both depend on the mesh alone, so they are computed once, here, and
+// every upward variant is checked against them.
+void reference_smooth(MeshInstance& m) {
+  std::vector<double>& smooth = m.expected("smooth");
+  std::vector<double>& tolerance = m.expected("smooth.tolerance");
+  smooth.resize(3 * m.nv);
+  tolerance.resize(m.nv);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < m.nv; ++v) {
+    LD mean[3] = {0, 0, 0};
+    const std::int32_t deg = m.ball_offset[v + 1] - m.ball_offset[v];
+    double x_max = 0;
+    for (int k = 0; k < 3; ++k) x_max = std::max(x_max, std::fabs(m.crd[3 * v + k]));
+    for (std::int32_t i = m.ball_offset[v]; i < m.ball_offset[v + 1]; ++i) {
+      const std::int64_t t = m.ball_corner[i] >> 2;
+      for (int k = 0; k < 3; ++k) {
+        mean[k] += m.centre[3 * t + k];
+        x_max = std::max(x_max, std::fabs(m.centre[3 * t + k]));
+      }
+    }
+    for (int k = 0; k < 3; ++k) {
+      const LD x = m.crd[3 * v + k];
+      smooth[3 * v + k] = deg > 0 ? double(x + LD(smoothing_omega) * (mean[k] / deg - x)) : double(x);
+    }
+    tolerance[v] = 1e-13 + (deg + 4) * unit_roundoff * x_max / m.extent;
+  }
+}
+
 void check_upward(const MeshInstance& m, int, Validation& v) {
   // smooth = x + w (sum of the d centres / d - x), the d centres summed in
   // double in the variant's order: each partial sum rounds by at most
-  // u |partial| <= u d X (X: the largest |coordinate| of the ball's centres),
-  // so the mean is off by at most (d - 1) u X, plus a few rounding units of X
-  // for the rest. Against the extent: 1e-13 (what a cube of modest degree
-  // needs) plus (d + 4) u X / extent, per vertex.
+  // u |partial| <= u d X (X: the largest |coordinate| of the vertex and its
+  // ball's centres), so the mean is off by at most (d - 1) u X, plus a few
+  // rounding units of X for the rest. Against the extent: 1e-13 (what a cube
+  // of modest degree needs) plus (d + 4) u X / extent, per vertex
+  // (reference_smooth).
   const std::vector<double>& smooth = m.output("smooth");
   const std::vector<double>& ref_smooth = m.expected("smooth");
-  const double* crd = m.crd.data();
-  double worst = -1, worst_tolerance = 1;
-  std::int64_t at = 0;
-  for (std::int64_t i = 0; i < m.nv; ++i) {
-    double x_max = 0;
-    for (int k = 0; k < 3; ++k) x_max = std::max(x_max, std::fabs(crd[3 * i + k]));
-    for (std::int32_t c = m.ball_offset[i]; c < m.ball_offset[i + 1]; ++c)
-      for (int k = 0; k < 3; ++k) x_max = std::max(x_max, std::fabs(m.centre[3 * std::int64_t(m.ball_corner[c] >> 2) + k]));
-    const double tolerance = 1e-13 + (degree(m, i) + 4) * unit_roundoff * x_max / m.extent;
-    for (int k = 0; k < 3; ++k) {
-      const double got = smooth[3 * i + k];
-      const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[3 * i + k]) / m.extent
-                                          : std::numeric_limits<double>::infinity();
-      if (!(e / tolerance <= worst / worst_tolerance)) {
-        worst = e;
-        worst_tolerance = tolerance;
-        at = 3 * i + k;
-      }
-    }
-  }
-  if (m.nv > 0) v.note(worst, worst_tolerance, [&] { return where_in("smooth", smooth, ref_smooth)(at); });
+  const std::vector<double>& tolerance = m.expected("smooth.tolerance");
+  const Worst w = worst_of(3 * m.nv, [&](std::int64_t j) {
+    const double got = smooth[j];
+    const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[j]) / m.extent
+                                        : std::numeric_limits<double>::infinity();
+    return std::pair{e, tolerance[j / 3]};
+  });
+  if (m.nv > 0) v.note(w.error, w.tolerance, [&] { return where_in("smooth", smooth, ref_smooth)(w.at); });
 }
 
 // ---------------------------------------------------------------- lumped: each tet adds V/4 to its 4 vertices
 
-// The lumped volumes, and their moment sum lumped(v) |x_v|^2 (a checksum that
-// no renumbering changes, printed by every kernel's observables).
-void reference_lumped(MeshInstance& m) {
-  std::vector<double>& lumped = m.expected("lumped");
-  lumped.resize(m.nv);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < m.nv; ++v) {
-    LD lump = 0;
-    for (std::int32_t i = m.ball_offset[v]; i < m.ball_offset[v + 1]; ++i) {
-      const std::int64_t t = m.ball_corner[i] >> 2;
-      const double* p[4];
-      for (int q = 0; q < 4; ++q) p[q] = &m.crd[3 * std::int64_t(m.tet[4 * t + q])];
-      lump += ld_volume(p[0], p[1], p[2], p[3]) / 4;
-    }
-    lumped[v] = double(lump);
-  }
-  m.ref_lumped_moment = 0;
-  for (std::int64_t v = 0; v < m.nv; ++v) {
-    LD r2 = 0;
-    for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
-    m.ref_lumped_moment += LD(lumped[v]) * r2;
-  }
-}
-
 // The product of the three longest edges of tet t: what bounds the rounding
-// error of its volume computed in double (below).
+// error of its volume computed in double (check_lumped).
 double edge_product(const MeshInstance& m, std::int64_t t) {
   static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
   double length[6];
@@ -206,9 +217,51 @@ double edge_product(const MeshInstance& m, std::int64_t t) {
   return length[3] * length[4] * length[5];
 }
 
+// The lumped volumes, and their moment sum lumped(v) |x_v|^2 (a checksum that
+// no renumbering changes, printed by every kernel's observables); and what
+// check_lumped's tolerances are made of, which depend on the mesh alone:
+// per vertex the magnitude A of its terms and the bound on their volumes'
+// rounding, and the sums of both over the vertices (in vertex order).
+void reference_lumped(MeshInstance& m) {
+  std::vector<double>& lumped = m.expected("lumped");
+  std::vector<double>& magnitude = m.expected("lumped.magnitude");
+  std::vector<double>& volume_error = m.expected("lumped.volume_error");
+  lumped.resize(m.nv);
+  magnitude.resize(m.nv);
+  volume_error.resize(m.nv);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t v = 0; v < m.nv; ++v) {
+    LD lump = 0;
+    double mag = 0, err = 0;
+    for (std::int32_t i = m.ball_offset[v]; i < m.ball_offset[v + 1]; ++i) {
+      const std::int64_t t = m.ball_corner[i] >> 2;
+      const double* p[4];
+      for (int q = 0; q < 4; ++q) p[q] = &m.crd[3 * std::int64_t(m.tet[4 * t + q])];
+      lump += ld_volume(p[0], p[1], p[2], p[3]) / 4;
+      mag += std::fabs(m.volume[t]) / 4;
+      err += 8 * unit_roundoff * edge_product(m, t) / 4;
+    }
+    lumped[v] = double(lump);
+    magnitude[v] = mag;
+    volume_error[v] = err;
+  }
+  double sum_abs = 0, sum_volume_error = 0;
+  m.ref_lumped_moment = 0;
+  for (std::int64_t v = 0; v < m.nv; ++v) {
+    LD r2 = 0;
+    for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
+    m.ref_lumped_moment += LD(lumped[v]) * r2;
+    sum_abs += magnitude[v];
+    sum_volume_error += volume_error[v];
+  }
+  m.expected("lumped.sums") = {sum_abs, sum_volume_error};
+}
+
 void check_lumped(const MeshInstance& m, int, Validation& v) {
   const std::vector<double>& lumped = m.output("lumped");
   const std::vector<double>& ref_lumped = m.expected("lumped");
+  const std::vector<double>& magnitude = m.expected("lumped.magnitude");
+  const std::vector<double>& volume_error = m.expected("lumped.volume_error");
   // lumped(i) = the sum of V_t / 4 over the d tets of i's ball, each V_t
   // computed in double from the coordinates, the d terms added in the
   // variant's order. Two error sources, per vertex:
@@ -222,34 +275,21 @@ void check_lumped(const MeshInstance& m, int, Validation& v) {
   //   magnitudes A = sum |V_t| / 4 (Higham, Accuracy and Stability, 4.2), and
   //   the long-double reference's rounding to double, u more.
   // So |got - want| <= sum E_t / 4 + (d + 1) u A; written relative to A
-  // (A = |lumped| unless the ball holds inverted tets).
-  double worst = -1, worst_tolerance = 1, sum_abs = 0, sum_volume_error = 0;
-  std::int64_t at = 0;
-  for (std::int64_t i = 0; i < m.nv; ++i) {
-    double magnitude = 0, volume_error = 0;
-    for (std::int32_t c = m.ball_offset[i]; c < m.ball_offset[i + 1]; ++c) {
-      const std::int64_t t = m.ball_corner[c] >> 2;
-      magnitude += std::fabs(m.volume[t]) / 4;
-      volume_error += 8 * unit_roundoff * edge_product(m, t) / 4;
-    }
-    sum_abs += magnitude;
-    sum_volume_error += volume_error;
+  // (A = |lumped| unless the ball holds inverted tets). A and sum E_t / 4
+  // per vertex are reference_lumped's.
+  const Worst w = worst_of(m.nv, [&](std::int64_t i) {
     const double got = lumped[i];
-    const double scale = magnitude > 0 ? magnitude : 1e-300;
+    const double scale = magnitude[i] > 0 ? magnitude[i] : 1e-300;
     const double e = std::isfinite(got) ? std::fabs(got - ref_lumped[i]) / scale
                                         : std::numeric_limits<double>::infinity();
-    const double tolerance = (degree(m, i) + 1) * unit_roundoff + volume_error / scale;
-    if (!(e / tolerance <= worst / worst_tolerance)) {
-      worst = e;
-      worst_tolerance = tolerance;
-      at = i;
-    }
-  }
-  if (m.nv > 0) v.note(worst, worst_tolerance, [&] { return where_in("lumped", lumped, ref_lumped)(at); });
+    return std::pair{e, (degree(m, i) + 1) * unit_roundoff + volume_error[i] / scale};
+  });
+  if (m.nv > 0) v.note(w.error, w.tolerance, [&] { return where_in("lumped", lumped, ref_lumped)(w.at); });
   // Their sum (in long double, rounded once) against the total volume: each
   // term within its bound above, so the sum within the sum of the bounds,
   // relative to the sum of all magnitudes (the total |volume|): at most
   // (d_max + 2) u + sum E_t / 4 / total.
+  const double sum_abs = m.expected("lumped.sums")[0], sum_volume_error = m.expected("lumped.sums")[1];
   std::int32_t d_max = 0;
   for (std::int64_t i = 0; i < m.nv; ++i) d_max = std::max(d_max, degree(m, i));
   LD sum = 0;
@@ -528,12 +568,14 @@ double device_bytes_for(const MeshCounts& counts) {
   return most;
 }
 
-// Every array of the table, every output and its expected values, and the
-// largest temporary of making and checking an instance: the renumbering's
-// keys and order (12 bytes per vertex or tet), or the direct check's replay
-// (3 doubles per vertex).
+// Every array of the table, every output and its expected values, the
+// checks' per-vertex tolerances made with the reference (3 doubles per
+// vertex: reference_smooth, reference_lumped), and the largest temporary of
+// making and checking an instance: the renumbering's keys and order (12
+// bytes per vertex or tet), or the direct check's replay (3 doubles per
+// vertex).
 double host_bytes_for(const MeshCounts& counts) {
-  double bytes = 0;
+  double bytes = 3.0 * f64 * double(counts.nv);
   for (const ArraySpec& a : array_table) bytes += double(a.size.elements(counts) * a.element_bytes);
   for (const Output* o : distinct_outputs()) bytes += 2.0 * double(o->size.elements(counts) * f64);
   const double temporary = std::max(12.0 * double(std::max(counts.nv, counts.nt)), 24.0 * double(counts.nv));

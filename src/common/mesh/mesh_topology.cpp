@@ -11,15 +11,41 @@
 namespace ompref::mesh {
 namespace {
 
+// Items 0..n-1 filed into buckets (a CSR): bucket_of(i) is item i's bucket;
+// each bucket's items in ascending order. Counted and filed in parallel
+// (atomics, in any order), then each bucket sorted, so that the result is
+// the serial one.
+template <class BucketOf>
+void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, std::vector<std::int32_t>& offset,
+                  std::vector<std::int32_t>& entries) {
+  offset.assign(buckets + 1, 0);
+  std::int32_t* count = offset.data() + 1;
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t b = bucket_of(i);
+#pragma omp atomic update
+    ++count[b];
+  }
+  for (std::int64_t b = 0; b < buckets; ++b) offset[b + 1] += offset[b];
+  entries.resize(n);
+  std::vector<std::int32_t> fill(offset.begin(), offset.end() - 1);
+  std::int32_t* next = fill.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) {
+    const std::int32_t b = bucket_of(i);
+    std::int32_t slot;
+#pragma omp atomic capture
+    slot = next[b]++;
+    entries[slot] = std::int32_t(i);
+  }
+#pragma omp parallel for schedule(dynamic, 4096)
+  for (std::int64_t b = 0; b < buckets; ++b) std::sort(entries.begin() + offset[b], entries.begin() + offset[b + 1]);
+}
+
 // vertex -> tets CSR: entries are corners (4 t + k) in ascending order.
 void build_ball(const std::vector<std::int32_t>& tet, std::int64_t nv, std::vector<std::int32_t>& offset,
                 std::vector<std::int32_t>& entries) {
-  offset.assign(nv + 1, 0);
-  for (std::int32_t v : tet) ++offset[v + 1];
-  for (std::int64_t v = 0; v < nv; ++v) offset[v + 1] += offset[v];
-  entries.resize(tet.size());
-  std::vector<std::int32_t> fill(offset.begin(), offset.end() - 1);
-  for (std::size_t c = 0; c < tet.size(); ++c) entries[fill[tet[c]]++] = std::int32_t(c);
+  bucket_items(std::int64_t(tet.size()), nv, [&](std::int64_t c) { return tet[c]; }, offset, entries);
 }
 
 }  // namespace
@@ -40,21 +66,15 @@ void MeshInstance::build_topology() {
       if (q != k) f[n++] = tet[4 * t + q];
     std::sort(f, f + 3);
   };
-  std::vector<std::int32_t> face_offset(nv + 1, 0), face_corner(4 * nt);
-  for (std::int64_t c = 0; c < 4 * nt; ++c) {
-    std::int32_t f[3];
-    face_of(std::int32_t(c), f);
-    ++face_offset[f[0] + 1];
-  }
-  for (std::int64_t v = 0; v < nv; ++v) face_offset[v + 1] += face_offset[v];
-  {
-    std::vector<std::int32_t> fill(face_offset.begin(), face_offset.end() - 1);
-    for (std::int64_t c = 0; c < 4 * nt; ++c) {
-      std::int32_t f[3];
-      face_of(std::int32_t(c), f);
-      face_corner[fill[f[0]]++] = std::int32_t(c);
-    }
-  }
+  std::vector<std::int32_t> face_offset, face_corner;
+  bucket_items(
+      4 * nt, nv,
+      [&](std::int64_t c) {
+        std::int32_t f[3];
+        face_of(std::int32_t(c), f);
+        return f[0];
+      },
+      face_offset, face_corner);
   tet_nbr.assign(4 * nt, -1);
 #pragma omp parallel for schedule(dynamic, 256)
   for (std::int64_t a = 0; a < nv; ++a) {
@@ -114,15 +134,19 @@ void MeshInstance::build_bins() {
     offset += std::int64_t(by_width[w].size()) << w;
   }
   bins.corner.assign(offset, ball_sentinel);
+  bins.vertex.resize(nv);
+  bins.degree.resize(nv);
   for (int b = 0, slot = 0; b < 32; ++b) {
     if (by_width[b].empty()) continue;
     const std::int64_t count = bins.count[slot];
     const std::int64_t off = bins.offset[slot];
+    const std::int64_t row0 = bins.first[slot];
+#pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < count; ++r) {
       const std::int32_t v = by_width[b][r];
       const std::int32_t deg = ball_offset[v + 1] - ball_offset[v];
-      bins.vertex.push_back(v);
-      bins.degree.push_back(deg);
+      bins.vertex[row0 + r] = v;
+      bins.degree[row0 + r] = deg;
       for (std::int32_t j = 0; j < deg; ++j) bins.corner[off + j * count + r] = ball_corner[ball_offset[v] + j];
     }
     ++slot;
