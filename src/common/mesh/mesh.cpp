@@ -68,7 +68,7 @@ namespace {
 
 // --size: cells per edge of the generated cube (tiny finishes every variant in
 // well under 2 s on 2 cores; large is 12.6 M tets, 2.1 M vertices; huge is
-// 100.7 M tets, 17.0 M vertices: 28.0 GB on the host, 7.05 GB on a device, where
+// 100.7 M tets, 17.0 M vertices: 28.4 GB on the host, 7.05 GB on a device, where
 // each kernel moves 8x large's bytes and the fixed cost of a launch fades).
 struct CubeSize {
   const char* name;
