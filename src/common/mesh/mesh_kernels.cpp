@@ -155,9 +155,7 @@ void check_downward(const MeshInstance& m, int, Validation& v) {
 
 nlohmann::json downward_totals(const MeshInstance& m) {
   const std::vector<double>& volume = m.output("out_volume");
-  LD sum = 0;
-  for (std::int64_t t = 0; t < m.nt; ++t) sum += volume[t];
-  return {{"total_volume", number(double(sum))}};
+  return {{"total_volume", number(double(ld_sum(m.nt, [&](std::int64_t t) { return LD(volume[t]); })))}};
 }
 
 // ---------------------------------------------------------------- transverse: the largest distance to a neighbour's centre
@@ -253,6 +251,15 @@ double edge_product(const MeshInstance& m, std::int64_t t) {
   return length[3] * length[4] * length[5];
 }
 
+// The moment sum lumped(v) |x_v|^2 of lumped volumes (ld_sum).
+LD lumped_moment(const MeshInstance& m, const std::vector<double>& lumped) {
+  return ld_sum(m.nv, [&](std::int64_t v) {
+    LD r2 = 0;
+    for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
+    return LD(lumped[v]) * r2;
+  });
+}
+
 // The lumped volumes, and their moment sum lumped(v) |x_v|^2 (a checksum that
 // no renumbering changes, printed by every kernel's observables); and what
 // check_lumped's tolerances are made of, which depend on the mesh alone:
@@ -282,11 +289,8 @@ void reference_lumped(MeshInstance& m) {
     volume_error[v] = err;
   }
   double sum_abs = 0, sum_volume_error = 0;
-  m.ref_lumped_moment = 0;
+  m.ref_lumped_moment = lumped_moment(m, lumped);
   for (std::int64_t v = 0; v < m.nv; ++v) {
-    LD r2 = 0;
-    for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
-    m.ref_lumped_moment += LD(lumped[v]) * r2;
     sum_abs += magnitude[v];
     sum_volume_error += volume_error[v];
   }
@@ -346,14 +350,8 @@ void check_lumped(const MeshInstance& m, int, Validation& v) {
 
 nlohmann::json lumped_totals(const MeshInstance& m) {
   const std::vector<double>& lumped = m.output("lumped");
-  LD sum = 0, moment = 0;
-  for (std::int64_t v = 0; v < m.nv; ++v) {
-    LD r2 = 0;
-    for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
-    sum += lumped[v];
-    moment += LD(lumped[v]) * r2;
-  }
-  return {{"lumped_sum", number(double(sum))}, {"lumped_moment", number(double(moment))}};
+  const LD sum = ld_sum(m.nv, [&](std::int64_t v) { return LD(lumped[v]); });
+  return {{"lumped_sum", number(double(sum))}, {"lumped_moment", number(double(lumped_moment(m, lumped)))}};
 }
 
 // ---------------------------------------------------------------- reduce: sums, min, max and (min quality, its tet)
