@@ -139,10 +139,14 @@ TEST(HostileEnvironment, OffloadSettingsThatCannotWorkAreRefused) {
 TEST(HostileEnvironment, RuntimeKnobsOutsideTheirGrammarAreRefused) {
   for (const char* setting : {"GOMP_SPINCOUNT=abc", "GOMP_SPINCOUNT=-1", "GOMP_DEBUG=x", "KMP_BLOCKTIME=abc",
                               "KMP_BLOCKTIME=-1", "KMP_LIBRARY=bogus", "OMP_MAX_ACTIVE_LEVELS=-1",
-                              "OMP_MAX_ACTIVE_LEVELS=abc", "OMP_DISPLAY_ENV=maybe"}) {
+                              "OMP_MAX_ACTIVE_LEVELS=abc", "OMP_DISPLAY_ENV=maybe", "OMP_CANCELLATION=foo",
+                              "OMP_SCHEDULE=foo", "OMP_SCHEDULE=dynamic,0", "OMP_SCHEDULE=auto,4",
+                              "OMP_SCHEDULE=eager:static", "OMP_ALLOCATOR=foo"}) {
     const std::string name(setting, std::string(setting).find('='));
     expect_refused(setting, name);
   }
   expect_runs("GOMP_SPINCOUNT=10k KMP_BLOCKTIME=0 KMP_LIBRARY=throughput OMP_MAX_ACTIVE_LEVELS=1");
   expect_runs("GOMP_SPINCOUNT=infinite KMP_BLOCKTIME=infinite");
+  expect_runs("OMP_CANCELLATION=true OMP_SCHEDULE=nonmonotonic:dynamic,4 OMP_ALLOCATOR=omp_default_mem_alloc");
+  expect_runs("OMP_SCHEDULE=guided");
 }

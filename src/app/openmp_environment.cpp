@@ -397,6 +397,25 @@ void check_offload(char** envp) {
       refuse(name, v, "a positive integer, at most 65536");
 }
 
+// OMP_SCHEDULE: [monotonic: | nonmonotonic:]static|dynamic|guided|auto[,chunk]
+// (OpenMP 5.2, 6.1): libgomp warns and keeps its default for anything else.
+bool is_schedule(const char* v) {
+  char text[64];
+  const std::size_t length = std::strlen(v);
+  if (length == 0 || length >= sizeof text) return false;
+  std::memcpy(text, v, length + 1);
+  char* kind = text;
+  if (char* colon = std::strchr(text, ':')) {
+    *colon = '\0';
+    if (!is_word(text, {"monotonic", "nonmonotonic"})) return false;
+    kind = colon + 1;
+  }
+  char* comma = std::strchr(kind, ',');
+  if (comma != nullptr) *comma = '\0';
+  if (!is_word(kind, {"static", "dynamic", "guided", "auto"})) return false;
+  return comma == nullptr || (!is_word(kind, {"auto"}) && is_integer(comma + 1, 1, 2147483647L));
+}
+
 void check_policies(char** envp) {
   for (const char* name : {"OMP_DYNAMIC", "OMP_NESTED"})
     if (const char* v = lookup(envp, name); v != nullptr && !is_word(v, {"true", "false"})) refuse(name, v, "true or false");
@@ -414,6 +433,17 @@ void check_policies(char** envp) {
   if (const char* v = lookup(envp, "KMP_BLOCKTIME"); v != nullptr && !is_word(v, {"infinite", "infinity"}) &&
                                                       !is_integer(v, 0, 2147483647L))
     refuse("KMP_BLOCKTIME", v, "milliseconds, a non-negative integer, or infinite");
+  if (const char* v = lookup(envp, "OMP_CANCELLATION"); v != nullptr && !is_word(v, {"true", "false"}))
+    refuse("OMP_CANCELLATION", v, "true or false");
+  if (const char* v = lookup(envp, "OMP_SCHEDULE"); v != nullptr && !is_schedule(v))
+    refuse("OMP_SCHEDULE", v, "static, dynamic, guided or auto, optionally after monotonic: or nonmonotonic:, and ,chunk");
+  // The predefined allocators (OpenMP 5.2, 6.2): gcc 12's libgomp reads no
+  // other form, and warns and keeps the default for anything else.
+  if (const char* v = lookup(envp, "OMP_ALLOCATOR");
+      v != nullptr && !is_word(v, {"omp_default_mem_alloc", "omp_large_cap_mem_alloc", "omp_const_mem_alloc",
+                                   "omp_high_bw_mem_alloc", "omp_low_lat_mem_alloc", "omp_cgroup_mem_alloc",
+                                   "omp_pteam_mem_alloc", "omp_thread_mem_alloc"}))
+    refuse("OMP_ALLOCATOR", v, "a predefined allocator such as omp_default_mem_alloc");
   if (const char* v = lookup(envp, "KMP_LIBRARY"); v != nullptr && !is_word(v, {"serial", "turnaround", "throughput"}))
     refuse("KMP_LIBRARY", v, "serial, turnaround or throughput");
 }
