@@ -122,17 +122,21 @@ TEST(HostileEnvironment, PlacesOutsideTheAffinityMaskAreRefused) {
 
 // libomptarget reads LIBOMPTARGET_INFO and _DEBUG with std::stoi: anything
 // else threw from its initialization. A device heap of 0 and a device stack
-// beyond a thread's local memory cannot serve any kernel.
+// beyond a thread's local memory cannot serve any kernel. A default device
+// that names no device aborted libomptarget (SIGABRT) at the first target
+// region; a profile file that cannot be written was reported after the work.
 TEST(HostileEnvironment, OffloadSettingsThatCannotWorkAreRefused) {
   for (const char* setting : {"LIBOMPTARGET_INFO=abc", "LIBOMPTARGET_INFO=99999999999999999999",
                               "LIBOMPTARGET_DEBUG=x", "LIBOMPTARGET_HEAP_SIZE=0", "LIBOMPTARGET_HEAP_SIZE=-1",
                               "LIBOMPTARGET_STACK_SIZE=0", "LIBOMPTARGET_STACK_SIZE=99999999999",
                               "LIBOMPTARGET_JIT_OPT_LEVEL=99", "LIBOMPTARGET_JIT_REPLACEMENT_MODULE=/nonexistent",
-                              "LIBOMPTARGET_NUM_INITIAL_STREAMS=99999999", "OMP_DEFAULT_DEVICE=-1"}) {
+                              "LIBOMPTARGET_NUM_INITIAL_STREAMS=99999999", "OMP_DEFAULT_DEVICE=-1",
+                              "OMP_DEFAULT_DEVICE=99", "LIBOMPTARGET_PROFILE=/proc/ompref-profile",
+                              "LIBOMPTARGET_PROFILE=/"}) {
     const std::string name(setting, std::string(setting).find('='));
     expect_refused(setting, name);
   }
-  expect_runs("LIBOMPTARGET_INFO=0 LIBOMPTARGET_HEAP_SIZE=1048576 LIBOMPTARGET_STACK_SIZE=4096");
+  expect_runs("LIBOMPTARGET_INFO=0 LIBOMPTARGET_HEAP_SIZE=1048576 LIBOMPTARGET_STACK_SIZE=4096 OMP_DEFAULT_DEVICE=0");
 }
 
 // Values the runtimes replaced with a warning of their own and their default.

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <new>
 #include <set>
 #include <string>
@@ -233,6 +234,24 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
   return check;
 }
 
+// OMP_DEFAULT_DEVICE names the device of a target construct without a device
+// clause; LLVM's libomptarget aborts (SIGABRT, "Device number '5' out of
+// range") at the first one when it names no device, and libgomp runs it on
+// the host. Its syntax is checked before any runtime starts
+// (openmp_environment.cpp); whether it names a device is known only once the
+// devices are counted: here, before any work. 0 is the default and always
+// accepted (the host when there is no device).
+void check_default_device() {
+  const char* v = std::getenv("OMP_DEFAULT_DEVICE");
+  if (v == nullptr) return;
+  const long n = std::strtol(v, nullptr, 10);
+  const int devices = omp_get_num_devices();
+  if (n == 0 || n < devices) return;
+  throw UsageError(fmt::format("OMP_DEFAULT_DEVICE='{}' names no device (accepted: {}; this machine has {} offload device{})",
+                               v, devices > 1 ? fmt::format("0 to {}", devices - 1) : std::string("0"), devices,
+                               devices == 1 ? "" : "s"));
+}
+
 int run_main(int argc, char** argv) {
   set_command_line(argc, argv);
   CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
@@ -298,6 +317,7 @@ int run_main(int argc, char** argv) {
                        : app.get_subcommands().empty() ? std::string()
                                                        : app.get_subcommands().front()->get_name());
   if (help_status >= 0) return help_status;
+  if (run->parsed() || check->parsed() || devices->parsed()) agree(check_default_device);
 
   if (version) {
     fmt::print("{}\n", version_line());

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -389,6 +390,24 @@ void check_offload(char** envp) {
     const int fd = open(v, O_RDONLY | O_CLOEXEC);
     if (fd >= 0) close(fd);
     if (fd < 0) refuse("LIBOMPTARGET_JIT_REPLACEMENT_MODULE", v, "a readable LLVM IR file");
+  }
+  // libomptarget writes its time trace there at exit, after the work ("Could
+  // not open", exit 0): an output location, checked for creatability first.
+  // An existing file is opened for writing without truncation; a new one is
+  // created and removed again.
+  if (const char* v = lookup(envp, "LIBOMPTARGET_PROFILE")) {
+    int fd = open(v, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      close(fd);
+      unlink(v);
+    } else if ((fd = open(v, O_WRONLY | O_APPEND | O_NOCTTY | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+      struct stat st;
+      const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+      close(fd);
+      if (!regular) refuse("LIBOMPTARGET_PROFILE", v, "a regular file this process can create or write");
+    } else {
+      refuse("LIBOMPTARGET_PROFILE", v, "a regular file this process can create or write");
+    }
   }
   for (const char* name : {"LIBOMPTARGET_NUM_INITIAL_STREAMS", "LIBOMPTARGET_NUM_INITIAL_EVENTS",
                            "LIBOMPTARGET_AMDGPU_NUM_HSA_QUEUES", "LIBOMPTARGET_AMDGPU_TEAMS_PER_CU",
