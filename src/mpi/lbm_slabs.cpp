@@ -34,7 +34,7 @@ std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked) {
   b.z0 = int(long(nz) * b.rank / b.ranks);
   b.nzl = int(long(nz) * (b.rank + 1) / b.ranks) - b.z0;
   b.plane = long(s.p.nx) * s.p.ny;
-  b.g = Grid{s.p.nx, s.p.ny, b.nzl + 2, b.plane * (b.nzl + 2), (b.plane * (b.nzl + 2) + 7) / 8 * 8};
+  b.g = Grid{s.p.nx, s.p.ny, b.nzl + 2, b.plane * (b.nzl + 2), lattice_stride(b.plane * (b.nzl + 2))};
   const long ls = b.g.stride, gs = s.grid.stride;
   for (AlignedArray<double>& lat : b.lat) lat = AlignedArray<double>(std::size_t(Q * ls));
   b.psi = AlignedArray<double>(std::size_t(ls));

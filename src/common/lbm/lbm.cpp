@@ -10,10 +10,13 @@
 
 namespace ompref::lbm {
 
+long lattice_stride(long cells) {
+  const long lines = (cells + 7) / 8;  // 64-byte lines
+  return 8 * (lines % 2 == 0 ? lines + 1 : lines);
+}
+
 namespace {
 
-// Each direction's array starts on 64 bytes (8 doubles).
-long padded(long n) { return (n + 7) / 8 * 8; }
 double cells_of(const Params& p) { return double(p.nx) * p.ny * p.nz; }
 
 double profile(double d, double radius, double width) { return 0.5 * (1.0 - std::tanh(2.0 * (d - radius) / width)); }
@@ -48,12 +51,12 @@ double drop_radius(const Params& p) {
 }
 
 double device_bytes_needed(const Params& p) {
-  const double s = double(padded(long(p.nx) * p.ny * p.nz));
+  const double s = double(lattice_stride(long(p.nx) * p.ny * p.nz));
   return s * (2 * Q * 8 + 5 * 8 + 1);
 }
 
 double host_bytes_needed(const Params& p) {
-  const double s = double(padded(long(p.nx) * p.ny * p.nz));
+  const double s = double(lattice_stride(long(p.nx) * p.ny * p.nz));
   // The instance (as on the device), the reference run (two lattices, psi)
   // and the observables' scratch (rho, psi).
   return device_bytes_needed(p) + s * (2 * Q * 8 + 8) + s * 16;
@@ -64,7 +67,7 @@ LbmInstance::LbmInstance(const Params& params) : p(params) {
   grid.ny = p.ny;
   grid.nz = p.nz;
   grid.n = long(p.nx) * p.ny * p.nz;
-  grid.stride = padded(grid.n);
+  grid.stride = lattice_stride(grid.n);
   coeffs.G = p.G;
   coeffs.G_ads = p.G_ads;
   coeffs.gx = 0;

@@ -14,6 +14,13 @@
 // [i * stride + k], cell k = x + nx * (y + ny * z), x fastest); rho, ux, uy,
 // uz, psi arrays of `stride` doubles; a solid mask of `stride` bytes. Walls
 // are solid cells inside the lattice; every face is periodic otherwise.
+// `stride` is lattice_stride(cells): the cells rounded up to 8 doubles (64
+// bytes), plus 8 more where that is an even number of 64-byte lines, so that
+// the 19 arrays start an odd number of lines apart and their streams fall in
+// different cache sets (at power-of-two sizes, arrays a multiple of 4 KiB
+// apart compete for the same sets of a host's L1 and L2: on a 128x128x64
+// lattice the host reference's psi pass ran at half the rate it has with
+// the extra line). The cells past `n` are solid padding.
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -26,6 +33,9 @@
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
+
+// The length of each direction's array for a lattice of `cells` cells (above).
+long lattice_stride(long cells);
 
 // Bytes per cell per step of the minimal three-pass form: calculate_phi reads
 // 19 populations and writes psi (20 doubles); calculate_fn reads 19
