@@ -345,7 +345,13 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   Progress progress(count_runs(plan, devices.size()), !args.quiet);
   Ceilings ceilings(!args.no_ceiling, limits);
   if (!args.no_ceiling) progress.note("measuring the bandwidth ceiling of each place");
-  ceilings.measure_places(any_host || any_target, any_target ? devices : std::vector<int>{});
+  // The host's ceiling where a run uses it: a host variant, or a target
+  // variant that falls back to the host (not one whose regions all run on
+  // devices: a device-only run spends no time measuring the host).
+  const bool target_on_host = any_target && (devices.empty() || std::any_of(devices.begin(), devices.end(), [](int d) {
+                                return !target_runs_on_device(d);
+                              }));
+  ceilings.measure_places(any_host || target_on_host, any_target ? devices : std::vector<int>{});
   progress.clear();
   std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings, progress, files);
   print_run_table_legend(runs, stdout);
