@@ -10,10 +10,7 @@
 
 namespace ompref::lbm {
 
-long lattice_stride(long cells) {
-  const long lines = (cells + 7) / 8;  // 64-byte lines
-  return 8 * (lines % 2 == 0 ? lines + 1 : lines);
-}
+long lattice_stride(long cells) { return (cells + 7) / 8 * 8; }
 
 namespace {
 

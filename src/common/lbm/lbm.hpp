@@ -14,13 +14,12 @@
 // [i * stride + k], cell k = x + nx * (y + ny * z), x fastest); rho, ux, uy,
 // uz, psi arrays of `stride` doubles; a solid mask of `stride` bytes. Walls
 // are solid cells inside the lattice; every face is periodic otherwise.
-// `stride` is lattice_stride(cells): the cells rounded up to 8 doubles (64
-// bytes), plus 8 more where that is an even number of 64-byte lines, so that
-// the 19 arrays start an odd number of lines apart and their streams fall in
-// different cache sets (at power-of-two sizes, arrays a multiple of 4 KiB
-// apart compete for the same sets of a host's L1 and L2: on a 128x128x64
-// lattice the host reference's psi pass ran at half the rate it has with
-// the extra line). The cells past `n` are solid padding.
+// `stride` is lattice_stride(cells): the cells rounded up to 8 doubles, so
+// that each direction's array starts on 64 bytes; the cells past `n` are
+// solid padding. (Arrays an odd number of 64-byte lines apart, against the
+// cache-set conflicts of power-of-two sizes, made the host reference's psi
+// pass twice as fast on a 2-core EPYC but the host variants slower, by 5 to
+// 30 %, on the 16-core Xeon of the GPU results: not adopted.)
 #include <array>
 #include <cstddef>
 #include <cstdint>

@@ -234,7 +234,9 @@ const double* LbmInstance::reference_state(long total_steps) const {
     } else {
       initial_state(r.lat[0].data());
       const double nan = std::numeric_limits<double>::quiet_NaN();
-      std::fill(r.lat[1].data(), r.lat[1].data() + lattice, nan);
+      double* poisoned = r.lat[1].data();
+#pragma omp parallel for schedule(static)
+      for (long i = 0; i < lattice; ++i) poisoned[i] = nan;  // first touch in parallel, as copy_state
       r.cur = 0;
       r.steps = 0;
       if (vtk) write_frame(0);
