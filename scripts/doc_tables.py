@@ -31,10 +31,11 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The measurement the pages show: `ompref run all` of the clang-19 JIT build
-# on one H100 (its README says how it ran). Replace it with a newer run-all
-# result file of a GPU build to refresh every table.
-RESULT = "results/h100/toolchains/matrix-4494f7e-15235d0-4012e0f/gpu-all.json"
+# The measurement the pages show: `ompref run all` of the clang-22
+# ahead-of-time build (`gpu-aot`) on one H100 (command.txt and call.sh beside
+# it say how it ran). Replace it with a newer run-all result file of a GPU
+# build to refresh every table.
+RESULT = "results/h100/suite/run-all-2727fad/run-all.json"
 WORKLOADS = ("stream", "gpp", "lbm", "mesh")
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 PAIR_FOLDERS = ("src/omp_host/", "src/omp_target/")
