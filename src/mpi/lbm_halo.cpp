@@ -1,4 +1,5 @@
-// lbm over MPI ranks (lbm_slabs.hpp): the halo's three paths (lbm_halo.hpp),
+// lbm over MPI ranks (lbm_slabs.hpp): the halo's four paths (lbm_halo.hpp; node
+// IPC's mappings and copies are lbm_ipc.cpp's),
 // the kernels that pack, unpack and copy the ghost planes, and the two
 // exchanges. Every kernel is a synchronous target region naming with
 // map(alloc:) the arrays slab_data entered, nothing else: the exchanges may
@@ -27,6 +28,7 @@ namespace ompref::lbm::slabs {
 const char* path_name(HaloPath path) {
   switch (path) {
     case HaloPath::device_copy: return "device copy";
+    case HaloPath::node_ipc: return "node IPC";
     case HaloPath::device_mpi: return "CUDA-aware MPI";
     case HaloPath::host_staged: return "host-staged";
   }
@@ -191,22 +193,47 @@ void exchange_two(const Message (&m)[2], long count, void (*ready)(Slab&, int, i
 }  // namespace
 
 void choose_path(Slab& b, bool on_device, int dev) {
-  b.path = b.ranks == 1 ? HaloPath::device_copy
+  if (b.ranks == 1) {
+    b.path = HaloPath::device_copy;
+    return;
+  }
+  if (on_device) {
+    b.device_psi = device_address(b.psi.data(), dev);
+    b.device_send_up = device_address(b.send_up.data(), dev);
+    b.device_send_down = device_address(b.send_down.data(), dev);
+    b.device_recv_below = device_address(b.recv_below.data(), dev);
+    b.device_recv_above = device_address(b.recv_above.data(), dev);
+  }
+  // (open_node_ipc is collective: every rank asks, whatever its own answer.)
+  b.path = open_node_ipc(b)                           ? HaloPath::node_ipc
            : on_device && mpi_reads_device_memory() ? HaloPath::device_mpi
-                                                   : HaloPath::host_staged;
-  if (b.path != HaloPath::device_mpi) return;
-  b.device_psi = device_address(b.psi.data(), dev);
-  b.device_send_up = device_address(b.send_up.data(), dev);
-  b.device_send_down = device_address(b.send_down.data(), dev);
-  b.device_recv_below = device_address(b.recv_below.data(), dev);
-  b.device_recv_above = device_address(b.recv_above.data(), dev);
+                                                    : HaloPath::host_staged;
 }
+
+namespace {
+
+// Node IPC: this rank's planes are in its neighbours' memory; an empty
+// message tells each so (tag `to_above` up, `to_below` down), and the
+// exchange ends when both neighbours have said the same of theirs.
+void planes_are_there(const Slab& b, int to_above, int to_below) {
+  MPI_Request requests[4];
+  MPI_Irecv(nullptr, 0, MPI_BYTE, b.below, to_above, MPI_COMM_WORLD, &requests[0]);
+  MPI_Irecv(nullptr, 0, MPI_BYTE, b.above, to_below, MPI_COMM_WORLD, &requests[1]);
+  MPI_Isend(nullptr, 0, MPI_BYTE, b.above, to_above, MPI_COMM_WORLD, &requests[2]);
+  MPI_Isend(nullptr, 0, MPI_BYTE, b.below, to_below, MPI_COMM_WORLD, &requests[3]);
+  MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+}
+
+}  // namespace
 
 void exchange_psi(Slab& b, int dev) {
   const double t0 = omp_get_wtime();
   const long plane = b.plane, first = plane, last = b.nzl * plane, top = (b.nzl + 1) * plane;
   if (b.path == HaloPath::device_copy) {
     psi_self(b, dev);
+  } else if (b.path == HaloPath::node_ipc) {
+    put_psi_ipc(b);
+    planes_are_there(b, psi_up, psi_down);
   } else {
     const bool staged = b.path == HaloPath::host_staged;
     double* psi = staged ? b.psi.data() : b.device_psi;
@@ -230,6 +257,11 @@ void exchange_populations(Slab& b, int dev) {
   const long n = crossing * b.plane;
   if (b.path == HaloPath::device_copy) {
     populations_self(b, dev);
+  } else if (b.path == HaloPath::node_ipc) {
+    pack_populations(b, dev);
+    put_populations_ipc(b);
+    planes_are_there(b, populations_up, populations_down);
+    unpack_populations(b, dev);
   } else {
     const bool staged = b.path == HaloPath::host_staged;
     pack_populations(b, dev);

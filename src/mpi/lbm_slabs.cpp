@@ -155,6 +155,7 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
     ctx.notes["halo_path"] = path_name(b.path);
     ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
     ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
+    close_node_ipc(*holder());  // before any rank frees what a neighbour mapped
     slab_data(*holder()).exit(ctx.device);
     gather(*holder(), static_cast<LbmInstance&>(instance));
     holder().reset();
@@ -184,8 +185,9 @@ void target_slabs(LbmInstance& s, RunContext& ctx) {
 const Registration target_slabs_registration{slab_variant(
     "target_slabs",
     "slabs along z over MPI ranks: target_fused's passes on each rank's slab, ghost planes of psi and of the crossing "
-    "populations packed on the device and exchanged after each pass (a device copy on one rank, device buffers "
-    "to a CUDA-aware MPI, else the packed planes staged through the host)",
+    "populations packed on the device and exchanged after each pass (a device copy on one rank, a device-to-device "
+    "copy into the neighbours' mapped buffers between ranks of one node, device buffers to a CUDA-aware MPI, else the "
+    "packed planes staged through the host)",
     target_slabs)};
 
 }  // namespace

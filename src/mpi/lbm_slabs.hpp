@@ -15,7 +15,7 @@
 //                source cell is fluid (a solid source pushed nothing: the
 //                bounce-back already wrote that slot).
 // The halo stays on the device: packed and unpacked there, moved by one of
-// lbm_halo.hpp's paths (device copy, CUDA-aware MPI, host-staged).
+// lbm_halo.hpp's paths (device copy, node IPC, CUDA-aware MPI, host-staged).
 // Two forms: lbm_slabs.cpp exchanges, then computes; lbm_slabs_overlap.cpp
 // computes the slab's inner planes while the edges' halo moves.
 #include <cstdint>
@@ -47,9 +47,11 @@ struct Slab {
   // host side is the staging of the host-staged path.
   StagingBuffer send_down, send_up, recv_below, recv_above;
   HaloPath path = HaloPath::host_staged;
-  // The CUDA-aware MPI path's device addresses of psi and the four buffers.
+  // The device addresses of psi and the four buffers (node IPC and
+  // CUDA-aware MPI paths).
   double *device_psi = nullptr, *device_send_down = nullptr, *device_send_up = nullptr;
   double *device_recv_below = nullptr, *device_recv_above = nullptr;
+  std::unique_ptr<NodeIpc, NodeIpcDeleter> ipc;  // node IPC's mappings
   double halo_s = 0;    // wall time in the exchanges so far
   long halo_steps = 0;  // steps exchanged so far
   int cur = 0;
