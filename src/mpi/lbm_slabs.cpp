@@ -122,6 +122,19 @@ void fn_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
       }
 }
 
+void whole_step(const LbmInstance& s, Slab& b, RunContext& ctx, bool halo_phases) {
+  const int dev = ctx.device;
+  psi_planes(s, b, dev, 1, b.nzl + 1);
+  if (halo_phases) ctx.clock.lap("calculate_phi");
+  exchange_psi(b, dev);
+  ctx.clock.lap(halo_phases ? "halo_psi" : "calculate_phi");
+  fn_planes(s, b, dev, 1, b.nzl + 1);
+  if (halo_phases) ctx.clock.lap("calculate_fn");
+  exchange_populations(b, dev);
+  ctx.clock.lap(halo_phases ? "halo_populations" : "calculate_fn");
+  b.cur ^= 1;
+}
+
 namespace {
 
 std::unique_ptr<Slab>& holder() {
@@ -167,19 +180,7 @@ namespace {
 
 // One step at a time: each exchange after the pass it serves.
 void target_slabs(LbmInstance& s, RunContext& ctx) {
-  Slab& b = active();
-  const int dev = ctx.device;
-  for (int step = 0; step < s.p.steps; ++step) {
-    psi_planes(s, b, dev, 1, b.nzl + 1);
-    ctx.clock.lap("calculate_phi");
-    exchange_psi(b, dev);
-    ctx.clock.lap("halo_psi");
-    fn_planes(s, b, dev, 1, b.nzl + 1);
-    ctx.clock.lap("calculate_fn");
-    exchange_populations(b, dev);
-    ctx.clock.lap("halo_populations");
-    b.cur ^= 1;
-  }
+  for (int step = 0; step < s.p.steps; ++step) whole_step(s, active(), ctx, true);
 }
 
 const Registration target_slabs_registration{slab_variant(

@@ -78,6 +78,10 @@ void fn_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
 void exchange_psi(Slab& slab, int dev);
 // The ghost planes' crossing populations to the neighbours, theirs into the edge planes.
 void exchange_populations(Slab& slab, int dev);
+// One step of whole passes over planes [1, nzl], each followed by its
+// exchange (target_slabs' order); the exchanges are phases of their own where
+// `halo_phases`, else timed with the pass they follow.
+void whole_step(const LbmInstance& s, Slab& slab, RunContext& ctx, bool halo_phases);
 // The halo's bytes one rank sends per step: psi's two edge planes and the
 // crossing directions of the two ghost planes.
 inline double halo_bytes_per_step(const Slab& slab) { return 8.0 * slab.plane * (2 + 2 * crossing); }

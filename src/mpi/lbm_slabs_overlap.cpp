@@ -59,13 +59,7 @@ void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
       // device (0.2 ms a step at 512x512x256 on an H100), less than the
       // split costs (two more launches and a parallel region a pass), so
       // there is nothing to hide and the passes run whole, as in target_slabs.
-      psi_planes(s, b, dev, 1, b.nzl + 1);
-      exchange_psi(b, dev);
-      ctx.clock.lap("calculate_phi");
-      fn_planes(s, b, dev, 1, b.nzl + 1);
-      exchange_populations(b, dev);
-      ctx.clock.lap("calculate_fn");
-      b.cur ^= 1;
+      whole_step(s, b, ctx, false);
       continue;
     }
     edges(psi_planes, s, b, dev);
