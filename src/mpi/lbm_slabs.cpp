@@ -3,9 +3,10 @@
 // target_fused (src/omp_target/lbm.cpp, one process): each pass runs over the
 // slab's planes [1, nzl] and is followed by its exchange (lbm_halo.cpp), not
 // overlapped: the lesson of what a halo costs when nothing hides it. The halo
-// stays on the device (packed, unpacked, and on one rank copied there); only
-// the packed planes cross to the host, and only where MPI cannot read device
-// memory. The cell arithmetic is common/lbm/lbm_cell.hpp's, not a copy.
+// stays on the device (packed, unpacked, and on one rank or between the
+// ranks of one node copied there); only the packed planes cross to the host,
+// and only where neither holds and MPI cannot read device memory. The cell
+// arithmetic is common/lbm/lbm_cell.hpp's, not a copy.
 #include "mpi/lbm_slabs.hpp"
 
 #include <mpi.h>
