@@ -336,6 +336,7 @@ void check_lumped(const MeshInstance& m, int, Validation& v) {
   // volume summed in turn was off by 9.1e-14 at the cube of 128 (12.6 M tets).
   const double sum_abs = m.expected("lumped.sums")[0], sum_volume_error = m.expected("lumped.sums")[1];
   std::int32_t d_max = 0;
+#pragma omp parallel for schedule(static) reduction(max : d_max)
   for (std::int64_t i = 0; i < m.nv; ++i) d_max = std::max(d_max, degree(m, i));
   const LD sum = ld_sum(m.nv, [&](std::int64_t i) { return LD(lumped[i]); });
   const double total_scale = sum_abs > 0 ? sum_abs : 1e-300;
@@ -362,14 +363,29 @@ void reference_reductions(MeshInstance& m) {
   // rounding reached 9.1e-14 of the total volume at 12.6 M tets.
   m.ref_volume_sum = ld_sum(m.nt, [&](std::int64_t t) { return LD(m.volume[t]); });
   m.ref_quality_sum = ld_sum(m.nt, [&](std::int64_t t) { return LD(m.quality[t]); });
+  // Min, max and the first tet of the least quality per thread, then
+  // combined: exact, whatever the order.
   m.ref_volume_min = m.ref_volume_max = m.volume[0];
   m.ref_quality_max = m.quality[0];
   m.ref_quality_min = MinLoc{m.quality[0], 0};
-  for (std::int64_t t = 0; t < m.nt; ++t) {
-    m.ref_volume_min = std::min(m.ref_volume_min, m.volume[t]);
-    m.ref_volume_max = std::max(m.ref_volume_max, m.volume[t]);
-    m.ref_quality_max = std::max(m.ref_quality_max, m.quality[t]);
-    if (m.quality[t] < m.ref_quality_min.value) m.ref_quality_min = MinLoc{m.quality[t], t};
+#pragma omp parallel
+  {
+    double volume_min = m.volume[0], volume_max = m.volume[0], quality_max = m.quality[0];
+    MinLoc quality_min{m.quality[0], 0};
+#pragma omp for schedule(static) nowait
+    for (std::int64_t t = 0; t < m.nt; ++t) {
+      volume_min = std::min(volume_min, m.volume[t]);
+      volume_max = std::max(volume_max, m.volume[t]);
+      quality_max = std::max(quality_max, m.quality[t]);
+      if (m.quality[t] < quality_min.value) quality_min = MinLoc{m.quality[t], t};
+    }
+#pragma omp critical
+    {
+      m.ref_volume_min = std::min(m.ref_volume_min, volume_min);
+      m.ref_volume_max = std::max(m.ref_volume_max, volume_max);
+      m.ref_quality_max = std::max(m.ref_quality_max, quality_max);
+      m.ref_quality_min = minloc_better(m.ref_quality_min, quality_min);
+    }
   }
 }
 

@@ -39,14 +39,27 @@ std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int
   return key;
 }
 
+// Each thread's box of its points, then the boxes combined: min and max are
+// exact, so no order changes the result.
 Box bounding_box(const std::vector<double>& crd) {
   const double inf = std::numeric_limits<double>::infinity();
+  const std::int64_t n = std::int64_t(crd.size() / 3);
   Box b{{inf, inf, inf}, {-inf, -inf, -inf}};
-  for (std::size_t v = 0; v < crd.size() / 3; ++v)
+#pragma omp parallel
+  {
+    Box mine = b;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t v = 0; v < n; ++v)
+      for (int d = 0; d < 3; ++d) {
+        mine.lo[d] = std::min(mine.lo[d], crd[3 * v + d]);
+        mine.hi[d] = std::max(mine.hi[d], crd[3 * v + d]);
+      }
+#pragma omp critical
     for (int d = 0; d < 3; ++d) {
-      b.lo[d] = std::min(b.lo[d], crd[3 * v + d]);
-      b.hi[d] = std::max(b.hi[d], crd[3 * v + d]);
+      b.lo[d] = std::min(b.lo[d], mine.lo[d]);
+      b.hi[d] = std::max(b.hi[d], mine.hi[d]);
     }
+  }
   return b;
 }
 
@@ -121,8 +134,10 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
     if (ntri > 0) tri_order = order_by(centre_key(raw.tri, 3, ntri));
   }
   std::vector<std::int32_t> new_of_old(nv);
+#pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) new_of_old[vertex_origin[v]] = std::int32_t(v);
   std::vector<double> crd(3 * nv);
+#pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v)
     for (int d = 0; d < 3; ++d) crd[3 * v + d] = raw.crd[3 * std::int64_t(vertex_origin[v]) + d];
   raw.crd = std::move(crd);
@@ -132,6 +147,7 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
     for (int q = 0; q < 4; ++q) t[4 * e + q] = new_of_old[raw.tet[4 * std::int64_t(tet_origin[e]) + q]];
   raw.tet = std::move(t);
   std::vector<std::int32_t> s(3 * ntri);
+#pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < ntri; ++e)
     for (int q = 0; q < 3; ++q) s[3 * e + q] = new_of_old[raw.tri[3 * std::int64_t(tri_order[e]) + q]];
   raw.tri = std::move(s);

@@ -3,8 +3,9 @@
 // balls again in GMlib's degree-binned layout.
 #include <algorithm>
 #include <cstdint>
-#include <tuple>
 #include <vector>
+
+#include <omp.h>
 
 #include "common/mesh/mesh.hpp"
 
@@ -15,9 +16,11 @@ namespace {
 // each bucket's items in ascending order. Counted and filed in parallel
 // (atomics, in any order), then each bucket sorted, so that the result is
 // the serial one.
+// `sorted` false: each bucket's items in any order (a caller that sorts them
+// by a key of its own).
 template <class BucketOf>
 void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, std::vector<std::int32_t>& offset,
-                  std::vector<std::int32_t>& entries) {
+                  std::vector<std::int32_t>& entries, bool sorted = true) {
   offset.assign(buckets + 1, 0);
   std::int32_t* count = offset.data() + 1;
 #pragma omp parallel for schedule(static)
@@ -38,6 +41,7 @@ void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, st
     slot = next[b]++;
     entries[slot] = std::int32_t(i);
   }
+  if (!sorted) return;
 #pragma omp parallel for schedule(dynamic, 4096)
   for (std::int64_t b = 0; b < buckets; ++b) std::sort(entries.begin() + offset[b], entries.begin() + offset[b + 1]);
 }
@@ -46,6 +50,39 @@ void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, st
 void build_ball(const std::vector<std::int32_t>& tet, std::int64_t nv, std::vector<std::int32_t>& offset,
                 std::vector<std::int32_t>& entries) {
   bucket_items(std::int64_t(tet.size()), nv, [&](std::int64_t c) { return tet[c]; }, offset, entries);
+}
+
+// The faces without a neighbour, as triangles oriented outwards, in tet
+// order, in parallel: each thread counts the boundary faces of its range of
+// tets, then writes them after those of the ranges before its own.
+std::vector<std::int32_t> boundary_faces(const std::vector<std::int32_t>& tet, const std::vector<std::int32_t>& tet_nbr) {
+  static const int faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
+  const std::int64_t nt = std::int64_t(tet.size() / 4);
+  std::vector<std::int32_t> tri;
+  std::vector<std::int64_t> start;
+#pragma omp parallel
+  {
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+#pragma omp single
+    start.assign(threads + 1, 0);
+    const std::int64_t chunk = (nt + threads - 1) / threads;
+    const std::int64_t first = std::min(nt, me * chunk), last = std::min(nt, first + chunk);
+    std::int64_t mine = 0;
+    for (std::int64_t c = 4 * first; c < 4 * last; ++c) mine += tet_nbr[c] < 0;
+    start[me + 1] = mine;
+#pragma omp barrier
+#pragma omp single
+    {
+      for (std::size_t i = 1; i < start.size(); ++i) start[i] += start[i - 1];
+      tri.resize(3 * start.back());
+    }
+    std::int32_t* out = tri.data() + 3 * start[me];
+    for (std::int64_t t = first; t < last; ++t)
+      for (int k = 0; k < 4; ++k)
+        if (tet_nbr[4 * t + k] < 0)
+          for (int q = 0; q < 3; ++q) *out++ = tet[4 * t + faces[k][q]];
+  }
+  return tri;
 }
 
 }  // namespace
@@ -74,82 +111,104 @@ void MeshInstance::build_topology() {
         face_of(std::int32_t(c), f);
         return f[0];
       },
-      face_offset, face_corner);
+      face_offset, face_corner, false);
   tet_nbr.assign(4 * nt, -1);
-#pragma omp parallel for schedule(dynamic, 256)
-  for (std::int64_t a = 0; a < nv; ++a) {
-    std::int32_t* first = face_corner.data() + face_offset[a];
-    std::int32_t* last = face_corner.data() + face_offset[a + 1];
-    const auto key = [&](std::int32_t corner) {
-      std::int32_t f[3];
-      face_of(corner, f);
-      return std::make_tuple(f[1], f[2], corner >> 2);
-    };
-    std::sort(first, last, [&](std::int32_t x, std::int32_t y) { return key(x) < key(y); });
-    for (std::int32_t* run = first; run != last;) {
-      const auto same_face = [&](std::int32_t c) {
-        const auto kc = key(c), kr = key(*run);
-        return std::get<0>(kc) == std::get<0>(kr) && std::get<1>(kc) == std::get<1>(kr);
-      };
-      std::int32_t* end = run + 1;
-      while (end != last && same_face(*end)) ++end;
-      for (std::int32_t* c = run; c != end; ++c) {
-        std::int32_t* other = run;  // the smallest other tet: a tet's own corners (a repeated vertex) are skipped
-        while (other != end && (*other >> 2) == (*c >> 2)) ++other;
-        if (other != end) tet_nbr[*c] = *other >> 2;
+  // Each face's key (its two other vertices, then its corner: a total order,
+  // so the order the faces were filed in does not matter) made once per face
+  // rather than at every comparison of the sort.
+  struct FaceKey {
+    std::uint64_t others;  // f[1] << 32 | f[2]
+    std::int32_t corner;
+    bool operator<(const FaceKey& o) const { return others < o.others || (others == o.others && corner < o.corner); }
+  };
+#pragma omp parallel
+  {
+    std::vector<FaceKey> keys;
+#pragma omp for schedule(dynamic, 256)
+    for (std::int64_t a = 0; a < nv; ++a) {
+      keys.clear();
+      for (std::int32_t i = face_offset[a]; i < face_offset[a + 1]; ++i) {
+        std::int32_t f[3];
+        face_of(face_corner[i], f);
+        keys.push_back({std::uint64_t(std::uint32_t(f[1])) << 32 | std::uint32_t(f[2]), face_corner[i]});
       }
-      run = end;
+      std::sort(keys.begin(), keys.end());
+      for (auto run = keys.begin(); run != keys.end();) {
+        auto end = run + 1;
+        while (end != keys.end() && end->others == run->others) ++end;
+        for (auto c = run; c != end; ++c) {
+          auto other = run;  // the smallest other tet: a tet's own corners (a repeated vertex) are skipped
+          while (other != end && (other->corner >> 2) == (c->corner >> 2)) ++other;
+          if (other != end) tet_nbr[c->corner] = other->corner >> 2;
+        }
+        run = end;
+      }
     }
   }
   // Without triangles (the generated cube), the boundary faces become the
   // triangles, oriented outwards.
-  if (tri.empty()) {
-    static const int faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
-    for (std::int64_t t = 0; t < nt; ++t)
-      for (int k = 0; k < 4; ++k)
-        if (tet_nbr[4 * t + k] < 0)
-          for (int q = 0; q < 3; ++q) tri.push_back(tet[4 * t + faces[k][q]]);
-  }
+  if (tri.empty()) tri = boundary_faces(tet, tet_nbr);
   ntri = std::int64_t(tri.size() / 3);
 }
 
 void MeshInstance::build_bins() {
-  std::vector<std::vector<std::int32_t>> by_width(32);
-  for (std::int64_t v = 0; v < nv; ++v) {
+  // A vertex's row is as wide as the power of two at or above its degree.
+  const auto width_of = [this](std::int64_t v) {
     const std::uint32_t deg = std::uint32_t(ball_offset[v + 1] - ball_offset[v]);
     int w = 0;
     while ((1u << w) < std::max(deg, 1u)) ++w;
-    by_width[w].push_back(std::int32_t(v));
-  }
+    return w;
+  };
+  // The rows by width, vertices ascending within a width, filed in parallel:
+  // each thread counts its range of vertices per width, then writes them
+  // after the rows of narrower widths and of the ranges before its own.
+  std::vector<std::int64_t> rows(32, 0), slot;  // slot[thread * 32 + width]: the thread's next row
   bins = Bins{};
+  bins.vertex.resize(nv);
+#pragma omp parallel
+  {
+    const int threads = omp_get_num_threads(), me = omp_get_thread_num();
+#pragma omp single
+    slot.assign(std::size_t(threads) * 32, 0);
+    const std::int64_t chunk = (nv + threads - 1) / threads;
+    const std::int64_t first = std::min(nv, me * chunk), last = std::min(nv, first + chunk);
+    std::int64_t* mine = slot.data() + std::size_t(me) * 32;
+    for (std::int64_t v = first; v < last; ++v) ++mine[width_of(v)];
+#pragma omp barrier
+#pragma omp single
+    for (std::int64_t w = 0, at = 0; w < 32; ++w)
+      for (int t = 0; t < threads; ++t) {
+        const std::int64_t n = slot[std::size_t(t) * 32 + w];
+        slot[std::size_t(t) * 32 + w] = at;
+        at += n;
+        rows[w] += n;
+      }
+    for (std::int64_t v = first; v < last; ++v) bins.vertex[mine[width_of(v)]++] = std::int32_t(v);
+  }
   std::int64_t offset = 0;
-  std::int32_t first = 0;
+  std::int32_t row = 0;
   for (int w = 0; w < 32; ++w) {
-    if (by_width[w].empty()) continue;
-    bins.first.push_back(first);
-    bins.count.push_back(std::int32_t(by_width[w].size()));
+    if (rows[w] == 0) continue;
+    bins.first.push_back(row);
+    bins.count.push_back(std::int32_t(rows[w]));
     bins.width.push_back(std::int32_t(1u << w));
     bins.offset.push_back(offset);
-    first += std::int32_t(by_width[w].size());
-    offset += std::int64_t(by_width[w].size()) << w;
+    row += std::int32_t(rows[w]);
+    offset += rows[w] << w;
   }
   bins.corner.assign(offset, ball_sentinel);
-  bins.vertex.resize(nv);
   bins.degree.resize(nv);
-  for (int b = 0, slot = 0; b < 32; ++b) {
-    if (by_width[b].empty()) continue;
-    const std::int64_t count = bins.count[slot];
-    const std::int64_t off = bins.offset[slot];
-    const std::int64_t row0 = bins.first[slot];
+  for (int slot_b = 0; slot_b < bins.bin_count(); ++slot_b) {
+    const std::int64_t count = bins.count[slot_b];
+    const std::int64_t off = bins.offset[slot_b];
+    const std::int64_t row0 = bins.first[slot_b];
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < count; ++r) {
-      const std::int32_t v = by_width[b][r];
+      const std::int32_t v = bins.vertex[row0 + r];
       const std::int32_t deg = ball_offset[v + 1] - ball_offset[v];
-      bins.vertex[row0 + r] = v;
       bins.degree[row0 + r] = deg;
       for (std::int32_t j = 0; j < deg; ++j) bins.corner[off + j * count + r] = ball_corner[ball_offset[v] + j];
     }
-    ++slot;
   }
 }
 
