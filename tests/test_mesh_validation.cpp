@@ -1,8 +1,10 @@
 // mesh, validation fails when it must: one changed or NaN output element of
 // any kernel (the probes it wrote), outputs left poisoned by a reset, a wrong
 // argmin, a wrong repetition count, a tag that names no kernel.
+#include <cmath>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -65,6 +67,25 @@ TEST(Mesh, ValidationChecksTheArgminAndTheRepetitions) {
   run_one(*m, "mesh", "host_downward", "custom", 1, 0);
   m->reset();
   EXPECT_FALSE(m->validate(1, "downward").valid);
+}
+
+// reset() poisons again only the outputs handed out writable since it last
+// ran: every output a run wrote, whichever runs came between.
+TEST(Mesh, ResetPoisonsEveryOutputWrittenSinceItLastRan) {
+  auto m = cube(3, "none", 0.1);
+  run_one(*m, "mesh", "host_downward", "custom", 1, 0);
+  run_one(*m, "mesh", "host_transverse", "custom", 1, 0);
+  run_one(*m, "mesh", "host_direct", "custom", 1, 0);
+  m->reset();
+  for (const std::string& name : m->output_names()) {
+    const std::vector<double>& out = std::as_const(*m).output(name);
+    for (std::size_t i = 0; i < out.size(); ++i)
+      if (name == "pos") ASSERT_EQ(out[i], m->crd[i]) << "pos starts as crd";
+      else ASSERT_TRUE(std::isnan(out[i])) << name << "[" << i << "]";
+  }
+  EXPECT_FALSE(m->validate(1, "downward").valid);
+  EXPECT_FALSE(m->validate(1, "transverse").valid);
+  EXPECT_FALSE(m->validate(1, "direct").valid);
 }
 
 }  // namespace

@@ -151,6 +151,8 @@ class MeshInstance final : public Instance {
   // table (mesh_kernels.cpp: name and size), allocated by the constructor and
   // NaN-poisoned by reset(). A kernel takes its own by name:
   // `double* spread = m.output("spread").data();`. An unknown name throws.
+  // The writable form is the only way to an output's elements: reset()
+  // poisons again only the outputs handed out writable since it last ran.
   std::vector<double>& output(const std::string& name);
   const std::vector<double>& output(const std::string& name) const;
   std::vector<std::string> output_names() const;
@@ -182,6 +184,7 @@ class MeshInstance final : public Instance {
 
   std::string source_;
   std::map<std::string, std::vector<double>> outputs_, expected_;
+  std::map<std::string, bool> poisoned_;  // per output: untouched since reset() poisoned it
   Renumber renumber_;
 };
 

@@ -17,6 +17,7 @@
 #include <cstdint>
 #include <limits>
 #include <stdexcept>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
@@ -658,14 +659,16 @@ DeviceData kernel_data(MeshInstance& m, const std::string& tag) {
 
 // ---------------------------------------------------------------- the instance's outputs
 
-std::vector<double>& MeshInstance::output(const std::string& name) {
+const std::vector<double>& MeshInstance::output(const std::string& name) const {
   const auto it = outputs_.find(name);
   if (it == outputs_.end()) throw std::logic_error(fmt::format("mesh: no kernel writes an output '{}'", name));
   return it->second;
 }
 
-const std::vector<double>& MeshInstance::output(const std::string& name) const {
-  return const_cast<MeshInstance*>(this)->output(name);
+std::vector<double>& MeshInstance::output(const std::string& name) {
+  const std::vector<double>& out = std::as_const(*this).output(name);
+  poisoned_[name] = false;
+  return const_cast<std::vector<double>&>(out);
 }
 
 std::vector<std::string> MeshInstance::output_names() const {
@@ -717,12 +720,19 @@ void fill(std::vector<double>& a, const double* from, double value) {
 }
 }  // namespace
 
+// Only the outputs handed out writable since the last reset are poisoned
+// again: at the cube of 256 the outputs are 5.0 GB, of which a kernel writes
+// at most 3.2 GB, and every variant's run starts with a reset. The scratch
+// (a public array, written by the scatter's host variants) is poisoned every
+// time.
 void MeshInstance::reset() {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   for (const Output* o : distinct_outputs()) {
-    std::vector<double>& out = output(o->name);
+    bool& poisoned = poisoned_[o->name];
+    if (poisoned) continue;
     const double* from = o->starts_as ? reinterpret_cast<const double*>(array_named(o->starts_as).of(*this).data) : nullptr;
-    fill(out, from, nan);
+    fill(outputs_.at(o->name), from, nan);
+    poisoned = true;
   }
   fill(corner_tmp, nullptr, nan);
   red = Reductions{nan, nan, nan, nan, nan, MinLoc{nan, -1}};
