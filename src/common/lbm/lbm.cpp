@@ -6,7 +6,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
+#include <utility>
+
+#include <omp.h>
 
 namespace ompref::lbm {
 
@@ -59,7 +64,46 @@ double host_bytes_needed(const Params& p) {
   return device_bytes_needed(p) + s * (2 * Q * 8 + 8) + s * 16;
 }
 
-LbmInstance::LbmInstance(const Params& params) : p(params) {
+// Where target variants run on a device, the runner copies both lattices and
+// the fields to it before each variant and the current lattice back after
+// (src/omp_target/lbm.cpp's device_data): at the paper size 20 GB in and 10
+// GB out per variant. From pageable memory the driver copies through a
+// staging buffer of its own, a CPU copy per chunk; from page-locked memory
+// the device reads and writes host memory directly, at the link's rate.
+// Locking the pages is paid once, when the instance is made, before any
+// timing, and saved on the copies of every target and native variant run on
+// the instance (a run of every variant moves those 30 GB about ten times).
+// LLVM's allocator (KMP_VERSION_MAJOR: its omp.h) gives null where no device
+// can lock the pages (the host fallback); libgomp has none: plain aligned
+// memory then, as for a run without a device (make_instance).
+FieldArray::FieldArray(std::size_t count, [[maybe_unused]] bool page_locked) : count_(count) {
+  if (count == 0) return;
+  const std::size_t bytes = (count * sizeof(double) + 63) / 64 * 64;
+#if defined(KMP_VERSION_MAJOR)
+  if (page_locked) data_ = static_cast<double*>(omp_alloc(bytes, llvm_omp_target_host_mem_alloc));
+  locked_ = data_ != nullptr;
+#endif
+  if (data_ == nullptr) data_ = static_cast<double*>(std::aligned_alloc(64, bytes));
+  if (data_ == nullptr) throw std::bad_alloc();
+}
+
+FieldArray::~FieldArray() {
+#if defined(KMP_VERSION_MAJOR)
+  if (locked_) {
+    omp_free(data_, llvm_omp_target_host_mem_alloc);
+    return;
+  }
+#endif
+  std::free(data_);
+}
+
+void FieldArray::swap(FieldArray& other) noexcept {
+  std::swap(data_, other.data_);
+  std::swap(count_, other.count_);
+  std::swap(locked_, other.locked_);
+}
+
+LbmInstance::LbmInstance(const Params& params, bool for_device) : p(params) {
   grid.nx = p.nx;
   grid.ny = p.ny;
   grid.nz = p.nz;
@@ -74,13 +118,9 @@ LbmInstance::LbmInstance(const Params& params) : p(params) {
   coeffs.omega = 1.0 / p.tau;
   coeffs.rho_solid = p.rho_solid;
   const std::size_t s = std::size_t(grid.stride);
-  lat[0] = AlignedArray<double>(s * Q);
-  lat[1] = AlignedArray<double>(s * Q);
-  rho = AlignedArray<double>(s);
-  ux = AlignedArray<double>(s);
-  uy = AlignedArray<double>(s);
-  uz = AlignedArray<double>(s);
-  psi = AlignedArray<double>(s);
+  lat[0] = FieldArray(s * Q, for_device);
+  lat[1] = FieldArray(s * Q, for_device);
+  for (FieldArray* field : {&rho, &ux, &uy, &uz, &psi}) *field = FieldArray(s, for_device);
   solid = AlignedArray<std::uint8_t>(s);
 }
 
@@ -104,31 +144,47 @@ std::vector<PhaseModel> LbmInstance::phases() const {
           {"halo_populations", 10 * plane_bytes}};
 }
 
+// Row by row (the rows of a thread are the cells the kernels' static
+// schedule gives it, for the first touch): each cell's density, then each
+// direction's row of populations as one stream.
 void LbmInstance::initial_state(double* pop) const {
   const std::vector<Drop> drops = drops_of(p);
-  const long stride = grid.stride, plane = long(p.nx) * p.ny;
+  const long stride = grid.stride;
   const std::uint8_t* sol = solid.data();
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < stride; ++k) {
-    if (k >= grid.n || sol[k]) {
-      for (int i = 0; i < Q; ++i) pop[i * stride + k] = 0.0;
-      continue;
-    }
-    const int x = int(k % p.nx), y = int(k / p.nx % p.ny), z = int(k / plane);
-    double liquid = 0;
-    if (p.kind == Case::flat) {
-      const double y0 = p.ny / 4.0, y1 = 3.0 * p.ny / 4.0;
-      liquid = 0.5 * (std::tanh(2.0 * (y - y0) / p.width) - std::tanh(2.0 * (y - y1) / p.width));
-    } else {
-      for (const Drop& d : drops) {
-        const double dx = periodic_delta(x, d.x, p.nx), dy = periodic_delta(y, d.y, p.ny),
-                     dz = periodic_delta(z, d.z, p.nz);
-        liquid += profile(std::sqrt(dx * dx + dy * dy + dz * dz), d.r, p.width);
+#pragma omp parallel
+  {
+    std::vector<double> r(std::size_t(p.nx));
+#pragma omp for collapse(2) schedule(static)
+    for (int z = 0; z < p.nz; ++z)
+      for (int y = 0; y < p.ny; ++y) {
+        const long row = long(p.nx) * (y + long(p.ny) * z);
+        for (int x = 0; x < p.nx; ++x) {
+          r[std::size_t(x)] = 0;  // solid cells hold no state
+          if (sol[row + x]) continue;
+          double liquid = 0;
+          if (p.kind == Case::flat) {
+            const double y0 = p.ny / 4.0, y1 = 3.0 * p.ny / 4.0;
+            liquid = 0.5 * (std::tanh(2.0 * (y - y0) / p.width) - std::tanh(2.0 * (y - y1) / p.width));
+          } else {
+            for (const Drop& d : drops) {
+              const double dx = periodic_delta(x, d.x, p.nx), dy = periodic_delta(y, d.y, p.ny),
+                           dz = periodic_delta(z, d.z, p.nz);
+              liquid += profile(std::sqrt(dx * dx + dy * dy + dz * dz), d.r, p.width);
+            }
+          }
+          r[std::size_t(x)] = p.rho_gas + (p.rho_liquid - p.rho_gas) * liquid;
+        }
+        for (int i = 0; i < Q; ++i) {
+          double* f = pop + i * stride + row;
+          const double w = wt(i);
+          // Equilibrium at rest; solid cells none.
+#pragma omp simd
+          for (int x = 0; x < p.nx; ++x) f[x] = sol[row + x] ? 0.0 : w * r[std::size_t(x)];
+        }
       }
-    }
-    const double r = p.rho_gas + (p.rho_liquid - p.rho_gas) * liquid;
-    for (int i = 0; i < Q; ++i) pop[i * stride + k] = wt(i) * r;  // equilibrium at rest
   }
+  for (long k = grid.n; k < stride; ++k)  // the padding
+    for (int i = 0; i < Q; ++i) pop[i * stride + k] = 0.0;
 }
 
 void LbmInstance::reset() {
@@ -137,18 +193,55 @@ void LbmInstance::reset() {
   double* fb = lat[1].data();
   double *pr = rho.data(), *px = ux.data(), *py = uy.data(), *pz = uz.data(), *pp = psi.data();
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  // First touch in parallel with the static schedule of the kernels; the
-  // second lattice and the fields are poisoned so that an unwritten value fails.
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < stride; ++k) {
-    const int y = int(k / p.nx % p.ny);
-    sol[k] = k >= grid.n || (p.walls_y && (y == 0 || y == p.ny - 1)) ? 1 : 0;
+  // First touch in parallel, row by row as initial_state; the second
+  // lattice and the fields are poisoned so that an unwritten value fails.
+#pragma omp parallel for collapse(2) schedule(static)
+  for (int z = 0; z < p.nz; ++z)
+    for (int y = 0; y < p.ny; ++y) {
+      const long row = long(p.nx) * (y + long(p.ny) * z);
+      const std::uint8_t wall = p.walls_y && (y == 0 || y == p.ny - 1) ? 1 : 0;
+      for (int x = 0; x < p.nx; ++x) sol[row + x] = wall;
+      for (double* field : {pr, px, py, pz, pp})
+        for (int x = 0; x < p.nx; ++x) field[row + x] = nan;
+      for (int i = 0; i < Q; ++i)
+        for (int x = 0; x < p.nx; ++x) fb[i * stride + row + x] = nan;
+    }
+  for (long k = grid.n; k < stride; ++k) {  // the padding: solid
+    sol[k] = 1;
     pr[k] = px[k] = py[k] = pz[k] = pp[k] = nan;
     for (int i = 0; i < Q; ++i) fb[i * stride + k] = nan;
   }
   cur = 0;
   initial_state(lat[0].data());
   initial_mass = mass_of(lat[0].data());
+}
+
+long double add_block_mass(long double sum, const double* pop, long stride, const std::uint8_t* solid, long k0,
+                           int len) {
+  // Four cells at a time: four independent chains of x87 additions, kept in
+  // registers (one cell's 19 dependent additions waited on each other).
+  int b = 0;
+  for (; b + 4 <= len; b += 4) {
+    long double c0 = 0, c1 = 0, c2 = 0, c3 = 0;
+    for (int i = 0; i < Q; ++i) {
+      const double* f = pop + i * stride + k0 + b;
+      c0 += f[0];
+      c1 += f[1];
+      c2 += f[2];
+      c3 += f[3];
+    }
+    const std::uint8_t* s = solid + k0 + b;
+    if (!s[0]) sum += c0;
+    if (!s[1]) sum += c1;
+    if (!s[2]) sum += c2;
+    if (!s[3]) sum += c3;
+  }
+  for (; b < len; ++b) {
+    long double c = 0;
+    for (int i = 0; i < Q; ++i) c += pop[i * stride + k0 + b];
+    if (!solid[k0 + b]) sum += c;
+  }
+  return sum;
 }
 
 long double LbmInstance::mass_of(const double* pop) const {
@@ -161,12 +254,8 @@ long double LbmInstance::mass_of(const double* pop) const {
 #pragma omp parallel for schedule(static)
   for (int z = 0; z < p.nz; ++z) {
     long double mine = 0;
-    for (long k = z * plane; k < (z + 1) * plane; ++k) {
-      if (sol[k]) continue;
-      long double r = 0;
-      for (int i = 0; i < Q; ++i) r += pop[i * stride + k];
-      mine += r;
-    }
+    for (long k0 = z * plane; k0 < (z + 1) * plane; k0 += block_cells)
+      mine = add_block_mass(mine, pop, stride, sol, k0, int(std::min<long>(block_cells, (z + 1) * plane - k0)));
     planes[std::size_t(z)] = mine;
   }
   long double total = 0;

@@ -88,6 +88,19 @@ double host_bytes_needed(const Params& p);
 // Device memory the target variants map.
 double device_bytes_needed(const Params& p);
 
+// The host's passes over a whole state (validation, mass, observables,
+// initial state) go plane by plane and, in a plane, by blocks of this many
+// cells, reading each of the 19 direction arrays of a block as one stream: a
+// cell at a time they are 19 streams, 38 for two lattices, more than a
+// core's prefetchers follow, and the loops over a block's cells vectorise.
+constexpr int block_cells = 512;
+
+// `sum` plus the mass of the fluid cells among [k0, k0 + len) of the state
+// `pop`: each cell's 19 populations added in long double in direction order,
+// then the cells in order (mass_of's sum, the same whatever the blocks).
+long double add_block_mass(long double sum, const double* pop, long stride, const std::uint8_t* solid, long k0,
+                           int len);
+
 struct Observables {
   double mass = 0;          // sum of rho over fluid cells
   double rho_min = 0, rho_max = 0;
@@ -96,9 +109,42 @@ struct Observables {
   double p_in = 0, p_out = 0, radius = 0;
 };
 
+// One of the instance's arrays of doubles: the lattices and the fields, the
+// arrays the target variants map. 64-byte aligned and untouched when made
+// (AlignedArray, first touch by the parallel reset), or, where asked and
+// LLVM's runtime offers it, page-locked (lbm.cpp says why).
+class FieldArray {
+ public:
+  FieldArray() = default;
+  FieldArray(std::size_t count, bool page_locked);
+  FieldArray(FieldArray&& other) noexcept { swap(other); }
+  FieldArray& operator=(FieldArray&& other) noexcept {
+    swap(other);
+    return *this;
+  }
+  FieldArray(const FieldArray&) = delete;
+  FieldArray& operator=(const FieldArray&) = delete;
+  ~FieldArray();
+
+  double* data() { return data_; }
+  const double* data() const { return data_; }
+  std::size_t size() const { return count_; }
+  double& operator[](std::size_t i) { return data_[i]; }
+  const double& operator[](std::size_t i) const { return data_[i]; }
+  bool page_locked() const { return locked_; }
+
+ private:
+  void swap(FieldArray& other) noexcept;
+  double* data_ = nullptr;
+  std::size_t count_ = 0;
+  bool locked_ = false;
+};
+
 class LbmInstance final : public Instance {
  public:
-  explicit LbmInstance(const Params& params);
+  // `for_device`: target variants will run on a device; the mapped arrays
+  // are then made page-locked where the runtime can.
+  explicit LbmInstance(const Params& params, bool for_device = false);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
@@ -127,8 +173,8 @@ class LbmInstance final : public Instance {
   Params p;
   Grid grid;
   Coeffs coeffs;
-  AlignedArray<double> lat[2];
-  AlignedArray<double> rho, ux, uy, uz, psi;
+  FieldArray lat[2];
+  FieldArray rho, ux, uy, uz, psi;
   AlignedArray<std::uint8_t> solid;
   int cur = 0;
   long double initial_mass = 0;

@@ -8,6 +8,7 @@
 #include <limits>
 
 #include <fmt/format.h>
+#include <omp.h>
 #include <nlohmann/json.hpp>
 
 #include "common/lbm/lbm.hpp"
@@ -16,24 +17,89 @@ namespace ompref::lbm {
 
 namespace {
 
-// Density and pseudopotential of every cell of a state.
+// FNV-1a (64 bits), in two levels: the bits of each z plane's fluid cells'
+// 19 populations, then the planes' digests in z order. Equal digests mean
+// the same state bit for bit, the check that the slab variants over MPI ranks
+// (docs/mpi.md) compute what one process computes, whatever the number of
+// ranks.
+constexpr std::uint64_t fnv_offset = 14695981039346656037ull, fnv_prime = 1099511628211ull;
+
+std::uint64_t fnv_bytes(std::uint64_t h, std::uint64_t bits) {
+  for (int byte = 0; byte < 8; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xff)) * fnv_prime;
+  return h;
+}
+
+// Density and pseudopotential of every cell of a state, its mass (mass_of's
+// sum) and, where asked, each plane's digest.
 struct Fields {
-  std::vector<double> rho, psi;
+  AlignedArray<double> rho, psi;
+  long double mass = 0;
+  std::vector<std::uint64_t> digests;  // one per z plane
 };
 
-Fields fields_of(const LbmInstance& s, const double* pop) {
-  const long stride = s.grid.stride;
+// The planes [z0, z0 + G) of a state, block by block (block_cells): each
+// cell's density and psi, each plane's mass, and with `digest` each plane's
+// FNV-1a. A plane's digest is one chain of dependent multiplications, 152 a
+// cell; the G planes' chains advance together, so that a core runs G of
+// them at once (a plane at a time, the digest took as long as every other
+// observable together).
+template <int G>
+void scan_planes(const LbmInstance& s, const double* pop, int z0, bool digest, Fields& out, long double* mass) {
+  const long stride = s.grid.stride, plane = long(s.grid.nx) * s.grid.ny;
   const std::uint8_t* sol = s.solid.data();
-  Fields out{std::vector<double>(std::size_t(s.grid.n)), std::vector<double>(std::size_t(s.grid.n))};
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < s.grid.n; ++k) {
-    double fl[Q];
-    load_cell(pop, stride, k, fl);
-    double rr = s.coeffs.rho_solid, vx, vy, vz;
-    if (!sol[k]) moments(fl, rr, vx, vy, vz);
-    out.rho[k] = rr;
-    out.psi[k] = pseudo_potential(rr);
+  std::uint64_t h[G];
+  for (int g = 0; g < G; ++g) h[g] = fnv_offset;
+  for (long c0 = 0; c0 < plane; c0 += block_cells) {
+    const int len = int(std::min<long>(block_cells, plane - c0));
+    for (int g = 0; g < G; ++g) {
+      const long k0 = (z0 + g) * plane + c0;
+      for (long k = k0; k < k0 + len; ++k) {
+        double fl[Q];
+        load_cell(pop, stride, k, fl);
+        double rr = s.coeffs.rho_solid, vx, vy, vz;
+        if (!sol[k]) moments(fl, rr, vx, vy, vz);
+        out.rho[std::size_t(k)] = rr;
+        out.psi[std::size_t(k)] = pseudo_potential(rr);
+      }
+      mass[g] = add_block_mass(mass[g], pop, stride, sol, k0, len);
+    }
+    if (!digest) continue;
+    // A solid cell's step is h = (h ^ 0) * 1: it leaves h as it is.
+    for (long c = c0; c < c0 + len; ++c) {
+      std::uint64_t keep[G], prime[G];
+      for (int g = 0; g < G; ++g) {
+        const bool fluid = !sol[(z0 + g) * plane + c];
+        keep[g] = fluid ? 0xff : 0;
+        prime[g] = fluid ? fnv_prime : 1;
+      }
+      for (int i = 0; i < Q; ++i) {
+        std::uint64_t bits[G];
+        for (int g = 0; g < G; ++g) std::memcpy(&bits[g], pop + i * stride + (z0 + g) * plane + c, sizeof(bits[g]));
+        for (int byte = 0; byte < 8; ++byte)
+          for (int g = 0; g < G; ++g) h[g] = (h[g] ^ ((bits[g] >> (8 * byte)) & keep[g])) * prime[g];
+      }
+    }
   }
+  if (digest)
+    for (int g = 0; g < G; ++g) out.digests[std::size_t(z0 + g)] = h[g];
+}
+
+Fields fields_of(const LbmInstance& s, const double* pop, bool digest) {
+  const int nz = s.grid.nz;
+  const std::size_t n = std::size_t(s.grid.stride);
+  Fields out{AlignedArray<double>(n), AlignedArray<double>(n), 0, std::vector<std::uint64_t>(digest ? nz : 0)};
+  std::vector<long double> planes(std::size_t(nz), 0.0L);
+  // Groups of four planes where there are enough for every thread.
+  constexpr int G = 4;
+  const int groups = nz / G >= omp_get_max_threads() ? nz / G : 0;
+#pragma omp parallel
+  {
+#pragma omp for schedule(static) nowait
+    for (int q = 0; q < groups; ++q) scan_planes<G>(s, pop, q * G, digest, out, &planes[std::size_t(q * G)]);
+#pragma omp for schedule(static)
+    for (int z = groups * G; z < nz; ++z) scan_planes<1>(s, pop, z, digest, out, &planes[std::size_t(z)]);
+  }
+  for (long double m : planes) out.mass += m;
   return out;
 }
 
@@ -84,7 +150,7 @@ void ranges(const LbmInstance& s, const double* pop, const Fields& fields, Obser
 // the six axis rays from the centre, interpolated linearly, averaged.
 void droplet(const LbmInstance& s, const Fields& fields, Observables& o) {
   const Grid& g = s.grid;
-  const std::vector<double>& r = fields.rho;
+  const double* r = fields.rho.data();
   auto at = [&](int x, int y, int z) {
     x = (x % g.nx + g.nx) % g.nx;
     y = (y % g.ny + g.ny) % g.ny;
@@ -127,57 +193,33 @@ void droplet(const LbmInstance& s, const Fields& fields, Observables& o) {
 
 }  // namespace
 
-Observables LbmInstance::measure(const double* pop) const {
-  const Fields fields = fields_of(*this, pop);
-  Observables o;
-  ranges(*this, pop, fields, o);
-  o.mass = double(mass_of(pop));
-  if (p.kind == Case::droplet) droplet(*this, fields, o);
-  return o;
-}
-
 namespace {
 
-// FNV-1a (64 bits), in two levels: the bits of each z plane's fluid cells'
-// 19 populations, then the planes' digests in z order. Equal digests mean
-// the same state bit for bit, the check that the slab variants over MPI ranks
-// (docs/mpi.md) compute what one process computes, whatever the number of
-// ranks; the planes are hashed in parallel (one serial pass over a medium
-// lattice's 1.3 GB took seconds).
-constexpr std::uint64_t fnv_offset = 14695981039346656037ull, fnv_prime = 1099511628211ull;
-
-std::uint64_t fnv_bytes(std::uint64_t h, std::uint64_t bits) {
-  for (int byte = 0; byte < 8; ++byte) h = (h ^ ((bits >> (8 * byte)) & 0xff)) * fnv_prime;
-  return h;
-}
-
-std::string state_digest(const LbmInstance& s, const double* pop) {
-  const long plane = long(s.grid.nx) * s.grid.ny;
-  std::vector<std::uint64_t> planes(std::size_t(s.grid.nz));
-#pragma omp parallel for schedule(dynamic)
-  for (int z = 0; z < s.grid.nz; ++z) {
+// The observables of a state, with the state's digest where asked: the
+// digest rides the pass that gathers the fields.
+Observables measure_state(const LbmInstance& s, const double* pop, std::string* digest) {
+  const Fields fields = fields_of(s, pop, digest != nullptr);
+  Observables o;
+  ranges(s, pop, fields, o);
+  o.mass = double(fields.mass);
+  if (s.p.kind == Case::droplet) droplet(s, fields, o);
+  if (digest != nullptr) {
     std::uint64_t h = fnv_offset;
-    for (long k = z * plane; k < (z + 1) * plane; ++k) {
-      if (s.solid[std::size_t(k)]) continue;
-      for (int i = 0; i < Q; ++i) {
-        std::uint64_t bits;
-        std::memcpy(&bits, pop + i * s.grid.stride + k, sizeof bits);
-        h = fnv_bytes(h, bits);
-      }
-    }
-    planes[std::size_t(z)] = h;
+    for (std::uint64_t d : fields.digests) h = fnv_bytes(h, d);
+    *digest = fmt::format("{:016x}", h);
   }
-  std::uint64_t h = fnv_offset;
-  for (std::uint64_t p : planes) h = fnv_bytes(h, p);
-  return fmt::format("{:016x}", h);
+  return o;
 }
 
 }  // namespace
 
+Observables LbmInstance::measure(const double* pop) const { return measure_state(*this, pop, nullptr); }
+
 nlohmann::json LbmInstance::observables(const std::string&) const {
-  const Observables o = measure(current());
+  std::string digest;
+  const Observables o = measure_state(*this, current(), &digest);
   nlohmann::json j = {{"mass", o.mass}, {"rho_min", o.rho_min}, {"rho_max", o.rho_max}, {"max_U", o.max_U},
-                      {"state_digest", state_digest(*this, current())}};
+                      {"state_digest", digest}};
   if (o.droplet) {
     j["p_in"] = o.p_in;
     j["p_out"] = o.p_out;

@@ -207,7 +207,8 @@ std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& 
     if (ec || !std::filesystem::is_directory(p.out_dir))
       throw UsageError(fmt::format("--out: cannot create the directory '{}'", p.out_dir));
   }
-  return std::make_unique<LbmInstance>(p);
+  // A device memory to check means target or native variants on a device.
+  return std::make_unique<LbmInstance>(p, limits.device_bytes > 0);
 }
 
 namespace {
