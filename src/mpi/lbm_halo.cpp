@@ -44,35 +44,6 @@ bool mpi_reads_device_memory() {
 #endif
 }
 
-StagingBuffer::StagingBuffer(std::size_t count, [[maybe_unused]] bool page_locked) : count_(count) {
-  if (count == 0) return;
-  const std::size_t bytes = (count * sizeof(double) + 63) / 64 * 64;
-  // KMP_VERSION_MAJOR: LLVM's omp.h (libomp), which has the allocator; a
-  // runtime without a device gives null, and the buffer is plain memory.
-#if defined(KMP_VERSION_MAJOR)
-  if (page_locked) data_ = static_cast<double*>(omp_alloc(bytes, llvm_omp_target_host_mem_alloc));
-  locked_ = data_ != nullptr;
-#endif
-  if (data_ == nullptr) data_ = static_cast<double*>(std::aligned_alloc(64, bytes));
-  if (data_ == nullptr) throw std::bad_alloc();
-}
-
-StagingBuffer::~StagingBuffer() {
-#if defined(KMP_VERSION_MAJOR)
-  if (locked_) {
-    omp_free(data_, llvm_omp_target_host_mem_alloc);
-    return;
-  }
-#endif
-  std::free(data_);
-}
-
-void StagingBuffer::swap(StagingBuffer& other) noexcept {
-  std::swap(data_, other.data_);
-  std::swap(count_, other.count_);
-  std::swap(locked_, other.locked_);
-}
-
 namespace {
 
 enum Tag { psi_down, psi_up, populations_up, populations_down };

@@ -55,33 +55,4 @@ struct NodeIpcDeleter {
   void operator()(NodeIpc* ipc) const;
 };
 
-// A host buffer of doubles for the staged halo, mapped like any slab array:
-// page-locked (LLVM's llvm_omp_target_host_mem_alloc, whose copies to and
-// from the device the driver can run without a bounce through a pageable
-// buffer) where asked and the runtime offers it, 64-byte aligned memory
-// otherwise (libgomp, the host fallback).
-class StagingBuffer {
- public:
-  StagingBuffer() = default;
-  StagingBuffer(std::size_t count, bool page_locked);
-  StagingBuffer(StagingBuffer&& other) noexcept { swap(other); }
-  StagingBuffer& operator=(StagingBuffer&& other) noexcept {
-    swap(other);
-    return *this;
-  }
-  StagingBuffer(const StagingBuffer&) = delete;
-  StagingBuffer& operator=(const StagingBuffer&) = delete;
-  ~StagingBuffer();
-
-  double* data() const { return data_; }
-  std::size_t size() const { return count_; }
-  bool page_locked() const { return locked_; }
-
- private:
-  void swap(StagingBuffer& other) noexcept;
-  double* data_ = nullptr;
-  std::size_t count_ = 0;
-  bool locked_ = false;
-};
-
 }  // namespace ompref::lbm::slabs

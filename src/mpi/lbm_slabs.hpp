@@ -44,8 +44,10 @@ struct Slab {
   AlignedArray<std::uint8_t> solid;
   // The packed crossing populations (device arrays, entered by slab_data):
   // what goes to the neighbour below / above, what comes from them. Their
-  // host side is the staging of the host-staged path.
-  StagingBuffer send_down, send_up, recv_below, recv_above;
+  // host side is the staging of the host-staged path: page-locked where
+  // asked and the runtime offers it (lbm.hpp's FieldArray), so that the
+  // driver copies them without a bounce through a pageable buffer.
+  FieldArray send_down, send_up, recv_below, recv_above;
   HaloPath path = HaloPath::host_staged;
   // The device addresses of psi and the four buffers (node IPC and
   // CUDA-aware MPI paths).
