@@ -62,6 +62,8 @@ ENTRIES = {
     "depend": (r"\bdepend\s*\(", ["depend"]),
     "atomic": (r"^atomic\b", ["atomic", "update", "capture"]),
     "critical": (r"^critical\b", ["critical"]),
+    "single": (r"^single\b", ["single"]),
+    "barrier": (r"^barrier\b", ["barrier"]),
     "flush": (r"^flush\b", ["flush"]),
     "masked": (r"^masked\b", ["masked"]),
     "is_device_ptr": (r"\bis_device_ptr\s*\(", ["is_device_ptr"]),
