@@ -135,9 +135,13 @@ struct NodeIpc {
 void NodeIpcDeleter::operator()(NodeIpc* ipc) const {
   if (ipc == nullptr) return;
   const Driver& d = driver();
-  d.set_current(ipc->context);
-  for (CUdeviceptr base : ipc->opened) d.ipc_close(base);
-  if (ipc->stream != nullptr) d.stream_destroy(ipc->stream);
+  // Nothing was opened where the driver did not load or no context was found
+  // (the host fallback, a machine without a GPU).
+  if (d.loaded && ipc->context != nullptr) {
+    d.set_current(ipc->context);
+    for (CUdeviceptr base : ipc->opened) d.ipc_close(base);
+    if (ipc->stream != nullptr) d.stream_destroy(ipc->stream);
+  }
   delete ipc;
 }
 
