@@ -44,10 +44,13 @@ std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int
 Box bounding_box(const std::vector<double>& crd) {
   const double inf = std::numeric_limits<double>::infinity();
   const std::int64_t n = std::int64_t(crd.size() / 3);
-  Box b{{inf, inf, inf}, {-inf, -inf, -inf}};
+  const Box empty{{inf, inf, inf}, {-inf, -inf, -inf}};
+  Box b = empty;
 #pragma omp parallel
   {
-    Box mine = b;
+    // From `empty`, not `b`: a thread past its share (nowait) may be
+    // combining into `b` already.
+    Box mine = empty;
 #pragma omp for schedule(static) nowait
     for (std::int64_t v = 0; v < n; ++v)
       for (int d = 0; d < 3; ++d) {
