@@ -33,7 +33,7 @@ TEST(MeshChecks, TheFirstOfEqualWorstElementsIsNamed) {
                         Case{"host_direct", "pos"}}) {
     const RunResult r = run_one(*m, "mesh", c.variant, "custom", 1, 0);
     ASSERT_TRUE(r.check.valid) << c.variant << ": " << r.check.detail;
-    std::vector<double>& out = m->output(c.output);
+    auto& out = m->output(c.output);
     ASSERT_GT(out.size(), 40u);
     out[37] = nan;
     out[11] = nan;
@@ -65,7 +65,7 @@ TEST(MeshChecks, LumpedTotalsOfMillionsOfTetsPassAndACorruptedVertexFails) {
   ASSERT_TRUE(m->validate(1, tag).valid);
   const double off = 1e-13;
   ASSERT_GT(off, 2 * tolerance) << "the corruption must be above the tolerance";
-  std::vector<double>& lumped = m->output("lumped");
+  auto& lumped = m->output("lumped");
   const std::int64_t vertex = m->nv / 2;  // an interior vertex: degree 24
   const double saved = lumped[vertex];
   lumped[vertex] = saved * (1 + off);

@@ -6,6 +6,7 @@
 // estimate bounds them; every registered offload and native variant runs a
 // kernel of the table.
 #include <algorithm>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -50,6 +51,38 @@ TEST(MeshMemory, EveryKernelMapsTheBytesTheEstimateCounts) {
   o.file = std::string(OMPREF_SOURCE_DIR) + "/inputs/mesh/sphere.meshb";
   auto sphere = make_instance(o, "custom", test_limits());
   expect_estimate_is_mapped(*sphere, "sphere.meshb");
+}
+
+// Made for a device, the arrays the kernels map are page-locked where the
+// runtime can lock them (and pageable here otherwise): either way every array
+// holds the same bytes as the instance made for the host, the mesh copied
+// into the instance's memory rather than taken from the generated one.
+TEST(MeshMemory, AnInstanceMadeForADeviceHoldsTheSameArrays) {
+  for (const Renumber order : {Renumber::none, Renumber::hilbert_degree}) {
+    MeshInstance host(make_cube(5, 0.1), order);
+    MeshInstance device(make_cube(5, 0.1), order, Memory::page_locked);
+    EXPECT_EQ(host.mapped, Memory::pageable);
+    EXPECT_EQ(device.mapped, Memory::page_locked);
+    EXPECT_EQ(device.crd.get_allocator().memory(), Memory::page_locked);
+    EXPECT_EQ(device.tri.get_allocator().memory(), Memory::pageable);
+    for (const std::string& tag : kernel_tags()) {
+      const DeviceData host_data = kernel_data(host, tag), device_data = kernel_data(device, tag);
+      const auto& a = host_data.arrays();
+      const auto& b = device_data.arrays();
+      ASSERT_EQ(a.size(), b.size()) << tag;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        ASSERT_EQ(a[i].bytes, b[i].bytes) << tag << " array " << i;
+        EXPECT_EQ(std::memcmp(a[i].data, b[i].data, std::size_t(a[i].bytes)), 0) << tag << " array " << i;
+        EXPECT_EQ(is_page_locked(b[i].data), is_page_locked(b[0].data)) << tag << " array " << i;
+        EXPECT_FALSE(is_page_locked(a[i].data)) << tag << " array " << i;
+      }
+    }
+    EXPECT_EQ(host.tri, device.tri);
+    EXPECT_EQ(host.tet_origin, device.tet_origin);
+    for (const char* name : {"spread", "smooth", "lumped", "lumped.magnitude"})
+      EXPECT_EQ(host.expected(name), device.expected(name)) << name;
+    EXPECT_EQ(host.ref_lumped_moment, device.ref_lumped_moment);
+  }
 }
 
 TEST(MeshMemory, TheCubesEstimateBeforeAllocatingIsItsCounts) {

@@ -56,7 +56,7 @@ inline std::string tag_of(const std::string& variant) {
 inline std::vector<double> all_outputs(const MeshInstance& m) {
   std::vector<double> out;
   for (const std::string& name : m.output_names()) {
-    const std::vector<double>& a = m.output(name);
+    const auto& a = m.output(name);
     out.insert(out.end(), a.begin(), a.end());
   }
   const Reductions& r = m.red;
@@ -70,7 +70,7 @@ inline std::vector<double> all_outputs(const MeshInstance& m) {
 inline std::vector<double*> output_probes(MeshInstance& m) {
   std::vector<double*> probes;
   for (const std::string& name : m.output_names()) {
-    std::vector<double>& a = m.output(name);
+    auto& a = m.output(name);
     if (a.empty()) continue;
     probes.push_back(&a[std::min<std::size_t>(5, a.size() - 1)]);
     probes.push_back(&a.back());
@@ -116,12 +116,12 @@ inline meshb::MeshData sample_mesh() {
   auto m = cube(2, "hilbert", 0.1);
   meshb::MeshData d;
   d.dimension = 3;
-  d.xyz = m->crd;
+  d.xyz.assign(m->crd.begin(), m->crd.end());
   d.vrefs.resize(m->nv);
   for (std::int64_t v = 0; v < m->nv; ++v) d.vrefs[v] = int(v % 5) - 2;
-  d.block(meshb::kTetrahedra).nodes = m->tet;
+  d.block(meshb::kTetrahedra).nodes.assign(m->tet.begin(), m->tet.end());
   d.block(meshb::kTetrahedra).refs.assign(m->nt, 7);
-  d.block(meshb::kTriangles).nodes = m->tri;
+  d.block(meshb::kTriangles).nodes.assign(m->tri.begin(), m->tri.end());
   d.block(meshb::kTriangles).refs.assign(m->ntri, 3);
   d.block(meshb::kEdges).nodes = {0, 1, 2, 3};
   d.block(meshb::kEdges).refs = {1, 2};

@@ -78,7 +78,7 @@ TEST(Mesh, ResetPoisonsEveryOutputWrittenSinceItLastRan) {
   run_one(*m, "mesh", "host_direct", "custom", 1, 0);
   m->reset();
   for (const std::string& name : m->output_names()) {
-    const std::vector<double>& out = std::as_const(*m).output(name);
+    const auto& out = std::as_const(*m).output(name);
     for (std::size_t i = 0; i < out.size(); ++i)
       if (name == "pos") ASSERT_EQ(out[i], m->crd[i]) << "pos starts as crd";
       else ASSERT_TRUE(std::isnan(out[i])) << name << "[" << i << "]";

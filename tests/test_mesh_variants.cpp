@@ -72,7 +72,7 @@ TEST(Mesh, EachVariantRunsItsOwnKernel) {
 
 TEST(Mesh, LumpedVolumesSumToTheTotalAndAgreeAcrossMethods) {
   auto m = cube(5, "none", 0.1);
-  std::vector<std::vector<double>> got;
+  std::vector<Array<double>> got;
   for (const char* name : {"host_lumped_atomic", "host_lumped_scatter_gather", "target_lumped_atomic",
                            "target_lumped_scatter_gather"}) {
     RunResult r = run_one(*m, "mesh", name, "custom", 2, 0);
@@ -107,7 +107,7 @@ TEST(Mesh, HostAndTargetAgreeOnEveryKernel) {
   }
   // The two ball layouts give the same smoothing.
   run_one(*m, "mesh", "host_ball_csr", "custom", 1, 0);
-  const std::vector<double> csr = m->output("smooth");
+  const ompref::mesh::Array<double> csr = m->output("smooth");
   run_one(*m, "mesh", "host_ball_binned", "custom", 1, 0);
   for (std::int64_t i = 0; i < 3 * m->nv; ++i) ASSERT_DOUBLE_EQ(csr[i], m->output("smooth")[i]) << i;
 }

@@ -33,12 +33,13 @@ Reductions combine_blocks(const double* part, const std::int64_t* argmin, int bl
 
 // ---------------------------------------------------------------- the instance
 
-MeshInstance::MeshInstance(RawMesh raw, Renumber renumber) : source_(raw.source), renumber_(renumber) {
+MeshInstance::MeshInstance(RawMesh raw, Renumber renumber, Memory mapped)
+    : mapped(mapped), source_(raw.source), renumber_(renumber) {
   nv = std::int64_t(raw.crd.size() / 3);
   nt = std::int64_t(raw.tet.size() / 4);
   renumber_mesh(raw, renumber);
-  crd = std::move(raw.crd);
-  tet = std::move(raw.tet);
+  take_array(crd, raw.crd);
+  take_array(tet, raw.tet);
   tri = std::move(raw.tri);
   build_topology();
   build_bins();
@@ -132,12 +133,21 @@ RawMesh load_file(const std::string& file, const MemoryLimits& limits) {
   return raw;
 }
 
+// Page-locked arrays where target variants may run on a device (a device
+// was found: limits.device_bytes > 0), as the lbm instance does.
+namespace {
+Memory mapped_memory(const MemoryLimits& limits) {
+  return limits.device_bytes > 0 ? Memory::page_locked : Memory::pageable;
+}
+}  // namespace
+
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits) {
   check_instance(options, size, limits);
-  if (!options.file.empty()) return std::make_unique<MeshInstance>(load_file(options.file, limits), options.renumber);
+  if (!options.file.empty())
+    return std::make_unique<MeshInstance>(load_file(options.file, limits), options.renumber, mapped_memory(limits));
   return std::make_unique<MeshInstance>(make_cube(options.cube > 0 ? options.cube : cube_for_size(size), options.jitter),
-                                        options.renumber);
+                                        options.renumber, mapped_memory(limits));
 }
 
 namespace {
@@ -173,7 +183,7 @@ class MeshWorkload final : public Workload {
   }
   std::unique_ptr<Instance> make(const std::string& size, const MemoryLimits& limits) override {
     if (loaded_) {
-      auto instance = std::make_unique<MeshInstance>(std::move(*loaded_), options_.renumber);
+      auto instance = std::make_unique<MeshInstance>(std::move(*loaded_), options_.renumber, mapped_memory(limits));
       loaded_.reset();
       return instance;
     }

@@ -28,6 +28,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/mesh/mesh_array.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/io/meshb.hpp"
 #include "common/registry.hpp"
@@ -48,13 +49,18 @@ constexpr std::int32_t ball_sentinel = -1;
 constexpr int reduce_blocks = 1024;
 
 struct Bins {
+  explicit Bins(Memory memory = Memory::pageable)
+      : first(array_in<std::int32_t>(memory)), count(array_in<std::int32_t>(memory)),
+        width(array_in<std::int32_t>(memory)), offset(array_in<std::int64_t>(memory)),
+        vertex(array_in<std::int32_t>(memory)), degree(array_in<std::int32_t>(memory)),
+        corner(array_in<std::int32_t>(memory)) {}
   // Per bin (ascending width): first row, rows, width (a power of two), offset of its matrix.
-  std::vector<std::int32_t> first, count, width;
-  std::vector<std::int64_t> offset;
+  Array<std::int32_t> first, count, width;
+  Array<std::int64_t> offset;
   // Per row, in bin order: its vertex and its true degree.
-  std::vector<std::int32_t> vertex, degree;
+  Array<std::int32_t> vertex, degree;
   // The matrices: entry j of row r of bin b at offset[b] + j * count[b] + (r - first[b]).
-  std::vector<std::int32_t> corner;
+  Array<std::int32_t> corner;
   std::int32_t rows() const { return first.empty() ? 0 : first.back() + count.back(); }
   int bin_count() const { return int(first.size()); }
 };
@@ -71,8 +77,8 @@ Reductions combine_blocks(const double* partial, const std::int64_t* argmin, int
 
 // A tetrahedral mesh as read or generated, before topology.
 struct RawMesh {
-  std::vector<double> crd;
-  std::vector<std::int32_t> tet, tri;
+  Array<double> crd;
+  Array<std::int32_t> tet, tri;
   std::string source;  // "cube 8", "file.meshb"
 };
 
@@ -92,7 +98,7 @@ std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int
 struct Box {
   double lo[3], hi[3];
 };
-Box bounding_box(const std::vector<double>& crd);
+Box bounding_box(const Array<double>& crd);
 
 // The sizes every array of an instance follows from: the counts of a mesh.
 // Before anything is allocated (Workload::check) they are known or bounded
@@ -120,7 +126,9 @@ std::vector<std::string> kernel_tags();
 
 class MeshInstance final : public Instance {
  public:
-  MeshInstance(RawMesh raw, Renumber renumber);
+  // `mapped`: where the arrays a kernel maps to a device live (page-locked
+  // where target variants will run on a device: mesh_array.cpp).
+  MeshInstance(RawMesh raw, Renumber renumber, Memory mapped = Memory::pageable);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   void reset() override;
@@ -128,23 +136,28 @@ class MeshInstance final : public Instance {
   nlohmann::json observables(const std::string& kernel) const override;
   MeshCounts counts() const;
 
+  // Where the arrays that kernels map live (the others are pageable).
+  const Memory mapped;
+
   // ---- Inputs: the mesh (read by the kernels, written by none).
   std::int64_t nv = 0, nt = 0, ntri = 0;
-  std::vector<double> crd;                              // 3 nv
-  std::vector<std::int32_t> tet, tri;                   // 4 nt, 3 ntri
-  std::vector<std::int32_t> vertex_origin, tet_origin;  // new index -> index before renumbering
+  Array<double> crd = array_in<double>(mapped);               // 3 nv
+  Array<std::int32_t> tet = array_in<std::int32_t>(mapped);   // 4 nt
+  Array<std::int32_t> tri;                                    // 3 ntri
+  Array<std::int32_t> vertex_origin, tet_origin;              // new index -> index before renumbering
 
   // ---- Inputs: its topology (mesh_topology.cpp).
-  std::vector<std::int32_t> tet_nbr;                    // 4 nt
-  std::vector<std::int32_t> ball_offset, ball_corner;   // nv + 1, 4 nt
-  Bins bins;
+  Array<std::int32_t> tet_nbr = array_in<std::int32_t>(mapped);      // 4 nt
+  Array<std::int32_t> ball_offset = array_in<std::int32_t>(mapped);  // nv + 1
+  Array<std::int32_t> ball_corner = array_in<std::int32_t>(mapped);  // 4 nt
+  Bins bins{mapped};
 
   // ---- Inputs: fields per vertex or tet, set once from the host reference
   // (mesh_reference.cpp).
-  std::vector<double> vel;      // 3 nv: direct
-  std::vector<double> centre;   // 3 nt: transverse, upward
-  std::vector<double> volume;   // nt: reduce
-  std::vector<double> quality;  // nt: reduce
+  Array<double> vel = array_in<double>(mapped);      // 3 nv: direct
+  Array<double> centre = array_in<double>(mapped);   // 3 nt: transverse, upward
+  Array<double> volume = array_in<double>(mapped);   // nt: reduce
+  Array<double> quality = array_in<double>(mapped);  // nt: reduce
   double extent = 1;            // bounding-box diagonal: the scale of coordinate errors
 
   // ---- Outputs: each kernel's arrays, declared by its row of the kernel
@@ -153,23 +166,23 @@ class MeshInstance final : public Instance {
   // `double* spread = m.output("spread").data();`. An unknown name throws.
   // The writable form is the only way to an output's elements: reset()
   // poisons again only the outputs handed out writable since it last ran.
-  std::vector<double>& output(const std::string& name);
-  const std::vector<double>& output(const std::string& name) const;
+  Array<double>& output(const std::string& name);
+  const Array<double>& output(const std::string& name) const;
   std::vector<std::string> output_names() const;
   // ... and the reduction's scalars.
   Reductions red{};
 
   // ---- Working arrays of one variant, device-only (mapped to the device,
   // never brought back; declared in the kernel table's rows as scratch).
-  std::vector<double> corner_tmp;          // 4 nt: the scatter's per-corner temporaries (lumped_scatter_gather)
-  std::vector<double> block_partial;       // 6 per block: the two-level reduction's partials (reduce)
-  std::vector<std::int64_t> block_argmin;  // 1 per block
+  Array<double> corner_tmp = array_in<double>(mapped);                // 4 nt: the scatter's per-corner temporaries (lumped_scatter_gather)
+  Array<double> block_partial = array_in<double>(mapped);             // 6 per block: the two-level reduction's partials (reduce)
+  Array<std::int64_t> block_argmin = array_in<std::int64_t>(mapped);  // 1 per block
 
   // ---- The host reference (long double arithmetic, rounded once): each
   // kernel's expected outputs under the outputs' names, computed by its row's
   // reference function; the totals every kernel's observables print.
-  const std::vector<double>& expected(const std::string& name) const;
-  std::vector<double>& expected(const std::string& name);  // made on first use, by a reference function
+  const Array<double>& expected(const std::string& name) const;
+  Array<double>& expected(const std::string& name);  // made on first use, by a reference function
   long double ref_volume_sum = 0, ref_quality_sum = 0;
   double ref_volume_min = 0, ref_volume_max = 0, ref_quality_max = 0;
   MinLoc ref_quality_min{0, -1};
@@ -183,7 +196,7 @@ class MeshInstance final : public Instance {
   void compute_kernels();  // outputs allocated, references computed: the kernel table's rows
 
   std::string source_;
-  std::map<std::string, std::vector<double>> outputs_, expected_;
+  std::map<std::string, Array<double>> outputs_, expected_;
   std::map<std::string, bool> poisoned_;  // per output: untouched since reset() poisoned it
   Renumber renumber_;
 };

@@ -139,9 +139,10 @@ RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
     throw UsageError(fmt::format("mesh file {}: Tetrahedra: none (the mesh workload needs tetrahedra)", name));
   RawMesh raw;
   raw.source = name;
-  raw.crd = data.xyz;
-  raw.tet = tets.nodes;
-  raw.tri = data.block(meshb::kTriangles).nodes;
+  raw.crd.assign(data.xyz.begin(), data.xyz.end());
+  raw.tet.assign(tets.nodes.begin(), tets.nodes.end());
+  const std::vector<std::int32_t>& tri = data.block(meshb::kTriangles).nodes;
+  raw.tri.assign(tri.begin(), tri.end());
   check_coordinates(raw, name);
   return raw;
 }
@@ -149,11 +150,11 @@ RawMesh from_meshb(const meshb::MeshData& data, const std::string& name) {
 meshb::MeshData to_meshb(const RawMesh& raw) {
   meshb::MeshData d;
   d.dimension = 3;
-  d.xyz = raw.crd;
+  d.xyz.assign(raw.crd.begin(), raw.crd.end());
   d.vrefs.assign(raw.crd.size() / 3, 0);
-  d.block(meshb::kTetrahedra).nodes = raw.tet;
+  d.block(meshb::kTetrahedra).nodes.assign(raw.tet.begin(), raw.tet.end());
   d.block(meshb::kTetrahedra).refs.assign(raw.tet.size() / 4, 0);
-  d.block(meshb::kTriangles).nodes = raw.tri;
+  d.block(meshb::kTriangles).nodes.assign(raw.tri.begin(), raw.tri.end());
   d.block(meshb::kTriangles).refs.assign(raw.tri.size() / 3, 0);
   return d;
 }

@@ -34,7 +34,7 @@ namespace {
 // ---------------------------------------------------------------- checks' helpers
 
 // "name[i] = got (expected want)": where an array's worst element is.
-auto where_in(const char* name, const std::vector<double>& got, const std::vector<double>& want) {
+auto where_in(const char* name, const Array<double>& got, const Array<double>& want) {
   return [name, &got, &want](std::int64_t i) {
     return fmt::format("{}[{}] = {} (expected {})", name, i, got[i], want[i]);
   };
@@ -68,7 +68,7 @@ Worst worst_of(std::int64_t n, Error&& error) {
 }
 
 // An output array against its reference, relative to |want| (at least `floor`).
-void relative_array(Validation& v, const char* name, const std::vector<double>& got, const std::vector<double>& want,
+void relative_array(Validation& v, const char* name, const Array<double>& got, const Array<double>& want,
                     double tolerance, double floor) {
   const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
     return std::pair{relative_error(got[i], want[i], floor), 1.0};
@@ -77,7 +77,7 @@ void relative_array(Validation& v, const char* name, const std::vector<double>& 
 }
 
 // Coordinates against their reference, relative to the mesh's extent.
-void coordinate_array(Validation& v, const char* name, const std::vector<double>& got, const std::vector<double>& want,
+void coordinate_array(Validation& v, const char* name, const Array<double>& got, const Array<double>& want,
                       double extent, double tolerance) {
   const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
     return std::pair{std::isfinite(got[i]) ? std::fabs(got[i] - want[i]) / extent
@@ -136,7 +136,7 @@ nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : 
 void check_direct(const MeshInstance& m, int repetitions, Validation& v) {
   // Replays x += v dt `repetitions` times on the host, in double.
   // Each coordinate on its own, in parallel: the same additions in the same order.
-  std::vector<double> want(std::size_t(3 * m.nv));
+  Array<double> want(std::size_t(3 * m.nv));
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < 3 * m.nv; ++i) {
     double x = m.crd[i];
@@ -155,14 +155,14 @@ void check_downward(const MeshInstance& m, int, Validation& v) {
 }
 
 nlohmann::json downward_totals(const MeshInstance& m) {
-  const std::vector<double>& volume = m.output("out_volume");
+  const Array<double>& volume = m.output("out_volume");
   return {{"total_volume", number(double(ld_sum(m.nt, [&](std::int64_t t) { return LD(volume[t]); })))}};
 }
 
 // ---------------------------------------------------------------- transverse: the largest distance to a neighbour's centre
 
 void reference_spread(MeshInstance& m) {
-  std::vector<double>& spread = m.expected("spread");
+  Array<double>& spread = m.expected("spread");
   spread.resize(m.nt);
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < m.nt; ++t) {
@@ -191,8 +191,8 @@ std::int32_t degree(const MeshInstance& m, std::int64_t i) { return m.ball_offse
 // why): both depend on the mesh alone, so they are computed once, here, and
 // every upward variant is checked against them.
 void reference_smooth(MeshInstance& m) {
-  std::vector<double>& smooth = m.expected("smooth");
-  std::vector<double>& tolerance = m.expected("smooth.tolerance");
+  Array<double>& smooth = m.expected("smooth");
+  Array<double>& tolerance = m.expected("smooth.tolerance");
   smooth.resize(3 * m.nv);
   tolerance.resize(m.nv);
 #pragma omp parallel for schedule(static)
@@ -224,9 +224,9 @@ void check_upward(const MeshInstance& m, int, Validation& v) {
   // rounding units of X for the rest. Against the extent: 1e-13 (what a cube
   // of modest degree needs) plus (d + 4) u X / extent, per vertex
   // (reference_smooth).
-  const std::vector<double>& smooth = m.output("smooth");
-  const std::vector<double>& ref_smooth = m.expected("smooth");
-  const std::vector<double>& tolerance = m.expected("smooth.tolerance");
+  const Array<double>& smooth = m.output("smooth");
+  const Array<double>& ref_smooth = m.expected("smooth");
+  const Array<double>& tolerance = m.expected("smooth.tolerance");
   const Worst w = worst_of(3 * m.nv, [&](std::int64_t j) {
     const double got = smooth[j];
     const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[j]) / m.extent
@@ -253,7 +253,7 @@ double edge_product(const MeshInstance& m, std::int64_t t) {
 }
 
 // The moment sum lumped(v) |x_v|^2 of lumped volumes (ld_sum).
-LD lumped_moment(const MeshInstance& m, const std::vector<double>& lumped) {
+LD lumped_moment(const MeshInstance& m, const Array<double>& lumped) {
   return ld_sum(m.nv, [&](std::int64_t v) {
     LD r2 = 0;
     for (int k = 0; k < 3; ++k) r2 += LD(m.crd[3 * v + k]) * m.crd[3 * v + k];
@@ -267,9 +267,9 @@ LD lumped_moment(const MeshInstance& m, const std::vector<double>& lumped) {
 // per vertex the magnitude A of its terms and the bound on their volumes'
 // rounding, and the sums of both over the vertices (in vertex order).
 void reference_lumped(MeshInstance& m) {
-  std::vector<double>& lumped = m.expected("lumped");
-  std::vector<double>& magnitude = m.expected("lumped.magnitude");
-  std::vector<double>& volume_error = m.expected("lumped.volume_error");
+  Array<double>& lumped = m.expected("lumped");
+  Array<double>& magnitude = m.expected("lumped.magnitude");
+  Array<double>& volume_error = m.expected("lumped.volume_error");
   lumped.resize(m.nv);
   magnitude.resize(m.nv);
   volume_error.resize(m.nv);
@@ -299,10 +299,10 @@ void reference_lumped(MeshInstance& m) {
 }
 
 void check_lumped(const MeshInstance& m, int, Validation& v) {
-  const std::vector<double>& lumped = m.output("lumped");
-  const std::vector<double>& ref_lumped = m.expected("lumped");
-  const std::vector<double>& magnitude = m.expected("lumped.magnitude");
-  const std::vector<double>& volume_error = m.expected("lumped.volume_error");
+  const Array<double>& lumped = m.output("lumped");
+  const Array<double>& ref_lumped = m.expected("lumped");
+  const Array<double>& magnitude = m.expected("lumped.magnitude");
+  const Array<double>& volume_error = m.expected("lumped.volume_error");
   // lumped(i) = the sum of V_t / 4 over the d tets of i's ball, each V_t
   // computed in double from the coordinates, the d terms added in the
   // variant's order. Two error sources, per vertex:
@@ -351,7 +351,7 @@ void check_lumped(const MeshInstance& m, int, Validation& v) {
 }
 
 nlohmann::json lumped_totals(const MeshInstance& m) {
-  const std::vector<double>& lumped = m.output("lumped");
+  const Array<double>& lumped = m.output("lumped");
   const LD sum = ld_sum(m.nv, [&](std::int64_t v) { return LD(lumped[v]); });
   return {{"lumped_sum", number(double(sum))}, {"lumped_moment", number(double(lumped_moment(m, lumped)))}};
 }
@@ -449,7 +449,7 @@ struct Block {
   std::int64_t bytes;
 };
 template <class T>
-Block block(std::vector<T>& v) {
+Block block(Array<T>& v) {
   return {reinterpret_cast<char*>(v.data()), std::int64_t(v.size() * sizeof(T))};
 }
 
@@ -659,16 +659,16 @@ DeviceData kernel_data(MeshInstance& m, const std::string& tag) {
 
 // ---------------------------------------------------------------- the instance's outputs
 
-const std::vector<double>& MeshInstance::output(const std::string& name) const {
+const Array<double>& MeshInstance::output(const std::string& name) const {
   const auto it = outputs_.find(name);
   if (it == outputs_.end()) throw std::logic_error(fmt::format("mesh: no kernel writes an output '{}'", name));
   return it->second;
 }
 
-std::vector<double>& MeshInstance::output(const std::string& name) {
-  const std::vector<double>& out = std::as_const(*this).output(name);
+Array<double>& MeshInstance::output(const std::string& name) {
+  const Array<double>& out = std::as_const(*this).output(name);
   poisoned_[name] = false;
-  return const_cast<std::vector<double>&>(out);
+  return const_cast<Array<double>&>(out);
 }
 
 std::vector<std::string> MeshInstance::output_names() const {
@@ -677,19 +677,20 @@ std::vector<std::string> MeshInstance::output_names() const {
   return names;
 }
 
-const std::vector<double>& MeshInstance::expected(const std::string& name) const {
+const Array<double>& MeshInstance::expected(const std::string& name) const {
   const auto it = expected_.find(name);
   if (it == expected_.end()) throw std::logic_error(fmt::format("mesh: no reference computes '{}'", name));
   return it->second;
 }
 
-std::vector<double>& MeshInstance::expected(const std::string& name) { return expected_[name]; }
+Array<double>& MeshInstance::expected(const std::string& name) { return expected_[name]; }
 
 void MeshInstance::compute_kernels() {
   const MeshCounts c = counts();
+  // corner_tmp is poisoned by reset(); the partials start as zeros.
   corner_tmp.resize(array_named("corner_tmp").size.elements(c));
-  block_partial.resize(array_named("block_partial").size.elements(c));
-  block_argmin.resize(array_named("block_argmin").size.elements(c));
+  fill_array(block_partial, array_named("block_partial").size.elements(c), 0.0);
+  fill_array<std::int64_t>(block_argmin, array_named("block_argmin").size.elements(c), 0);
   const std::vector<const Output*> outputs = distinct_outputs();
   for (const KernelSpec& k : kernel_table())
     for (const Output& o : k.writes) {
@@ -701,7 +702,7 @@ void MeshInstance::compute_kernels() {
           (o.starts_as && array_named(o.starts_as).size.elements(c) * array_named(o.starts_as).element_bytes != n * f64))
         throw std::logic_error(fmt::format("mesh: output '{}' of {} is declared unlike its other rows or start", o.name,
                                            k.tag));
-      outputs_[o.name].resize(n);
+      outputs_.try_emplace(o.name, array_in<double>(mapped)).first->second.resize(std::size_t(n));
     }
   std::vector<void (*)(MeshInstance&)> done;
   for (const KernelSpec& k : kernel_table()) {
@@ -712,7 +713,7 @@ void MeshInstance::compute_kernels() {
 }
 
 namespace {
-void fill(std::vector<double>& a, const double* from, double value) {
+void fill(Array<double>& a, const double* from, double value) {
   const std::int64_t n = std::int64_t(a.size());
   double* to = a.data();
 #pragma omp parallel for schedule(static)

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
-#include <numeric>
 #include <random>
 
 #include "common/mesh/mesh.hpp"
@@ -41,7 +40,7 @@ std::uint64_t hilbert_key(std::uint32_t x, std::uint32_t y, std::uint32_t z, int
 
 // Each thread's box of its points, then the boxes combined: min and max are
 // exact, so no order changes the result.
-Box bounding_box(const std::vector<double>& crd) {
+Box bounding_box(const Array<double>& crd) {
   const double inf = std::numeric_limits<double>::infinity();
   const std::int64_t n = std::int64_t(crd.size() / 3);
   const Box empty{{inf, inf, inf}, {-inf, -inf, -inf}};
@@ -68,6 +67,14 @@ Box bounding_box(const std::vector<double>& crd) {
 
 namespace {
 
+// a = 0, 1, ..., n - 1, set in parallel.
+void identity(Array<std::int32_t>& a, std::int64_t n) {
+  a.resize(std::size_t(n));
+  std::int32_t* to = a.data();
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < n; ++i) to[i] = std::int32_t(i);
+}
+
 std::uint64_t point_key(const Box& box, const double* p) {
   constexpr int bits = 21;
   std::uint32_t q[3];
@@ -81,9 +88,9 @@ std::uint64_t point_key(const Box& box, const double* p) {
 }
 
 // Order of `n` items by key (ties by index): order[new] = old.
-std::vector<std::int32_t> order_by(const std::vector<std::uint64_t>& key) {
-  std::vector<std::int32_t> order(key.size());
-  std::iota(order.begin(), order.end(), 0);
+Array<std::int32_t> order_by(const Array<std::uint64_t>& key) {
+  Array<std::int32_t> order;
+  identity(order, std::int64_t(key.size()));
   std::sort(order.begin(), order.end(),
             [&](std::int32_t a, std::int32_t b) { return key[a] < key[b] || (key[a] == key[b] && a < b); });
   return order;
@@ -92,14 +99,12 @@ std::vector<std::int32_t> order_by(const std::vector<std::uint64_t>& key) {
 }  // namespace
 
 void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
-  vertex_origin.resize(nv);
-  tet_origin.resize(nt);
-  std::iota(vertex_origin.begin(), vertex_origin.end(), 0);
-  std::iota(tet_origin.begin(), tet_origin.end(), 0);
+  identity(vertex_origin, nv);
+  identity(tet_origin, nt);
   if (renumber == Renumber::none) return;
   const std::int64_t ntri = std::int64_t(raw.tri.size() / 3);
-  std::vector<std::int32_t> tri_order(ntri);
-  std::iota(tri_order.begin(), tri_order.end(), 0);
+  Array<std::int32_t> tri_order;
+  identity(tri_order, ntri);
   if (renumber == Renumber::random) {
     std::mt19937_64 rng(20261122);
     std::shuffle(vertex_origin.begin(), vertex_origin.end(), rng);
@@ -107,7 +112,7 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
     std::shuffle(tri_order.begin(), tri_order.end(), rng);
   } else {
     const Box box = bounding_box(raw.crd);
-    std::vector<std::uint64_t> key(nv);
+    Array<std::uint64_t> key(nv);
 #pragma omp parallel for schedule(static)
     for (std::int64_t v = 0; v < nv; ++v) key[v] = point_key(box, &raw.crd[3 * v]);
     if (renumber == Renumber::hilbert_degree) {
@@ -122,8 +127,8 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
       }
     }
     vertex_origin = order_by(key);
-    auto centre_key = [&](const std::vector<std::int32_t>& elems, int nodes, std::int64_t count) {
-      std::vector<std::uint64_t> k(count);
+    auto centre_key = [&](const Array<std::int32_t>& elems, int nodes, std::int64_t count) {
+      Array<std::uint64_t> k(count);
 #pragma omp parallel for schedule(static)
       for (std::int64_t e = 0; e < count; ++e) {
         double g[3] = {0, 0, 0};
@@ -136,20 +141,20 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
     tet_origin = order_by(centre_key(raw.tet, 4, nt));
     if (ntri > 0) tri_order = order_by(centre_key(raw.tri, 3, ntri));
   }
-  std::vector<std::int32_t> new_of_old(nv);
+  Array<std::int32_t> new_of_old(nv);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) new_of_old[vertex_origin[v]] = std::int32_t(v);
-  std::vector<double> crd(3 * nv);
+  Array<double> crd(3 * nv);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v)
     for (int d = 0; d < 3; ++d) crd[3 * v + d] = raw.crd[3 * std::int64_t(vertex_origin[v]) + d];
   raw.crd = std::move(crd);
-  std::vector<std::int32_t> t(4 * nt);
+  Array<std::int32_t> t(4 * nt);
 #pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < nt; ++e)
     for (int q = 0; q < 4; ++q) t[4 * e + q] = new_of_old[raw.tet[4 * std::int64_t(tet_origin[e]) + q]];
   raw.tet = std::move(t);
-  std::vector<std::int32_t> s(3 * ntri);
+  Array<std::int32_t> s(3 * ntri);
 #pragma omp parallel for schedule(static)
   for (std::int64_t e = 0; e < ntri; ++e)
     for (int q = 0; q < 3; ++q) s[3 * e + q] = new_of_old[raw.tri[3 * std::int64_t(tri_order[e]) + q]];

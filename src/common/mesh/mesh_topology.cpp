@@ -19,9 +19,9 @@ namespace {
 // `sorted` false: each bucket's items in any order (a caller that sorts them
 // by a key of its own).
 template <class BucketOf>
-void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, std::vector<std::int32_t>& offset,
-                  std::vector<std::int32_t>& entries, bool sorted = true) {
-  offset.assign(buckets + 1, 0);
+void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, Array<std::int32_t>& offset,
+                  Array<std::int32_t>& entries, bool sorted = true) {
+  fill_array(offset, std::size_t(buckets + 1), 0);
   std::int32_t* count = offset.data() + 1;
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
@@ -31,7 +31,7 @@ void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, st
   }
   for (std::int64_t b = 0; b < buckets; ++b) offset[b + 1] += offset[b];
   entries.resize(n);
-  std::vector<std::int32_t> fill(offset.begin(), offset.end() - 1);
+  Array<std::int32_t> fill(offset.begin(), offset.end() - 1);
   std::int32_t* next = fill.data();
 #pragma omp parallel for schedule(static)
   for (std::int64_t i = 0; i < n; ++i) {
@@ -47,18 +47,18 @@ void bucket_items(std::int64_t n, std::int64_t buckets, BucketOf&& bucket_of, st
 }
 
 // vertex -> tets CSR: entries are corners (4 t + k) in ascending order.
-void build_ball(const std::vector<std::int32_t>& tet, std::int64_t nv, std::vector<std::int32_t>& offset,
-                std::vector<std::int32_t>& entries) {
+void build_ball(const Array<std::int32_t>& tet, std::int64_t nv, Array<std::int32_t>& offset,
+                Array<std::int32_t>& entries) {
   bucket_items(std::int64_t(tet.size()), nv, [&](std::int64_t c) { return tet[c]; }, offset, entries);
 }
 
 // The faces without a neighbour, as triangles oriented outwards, in tet
 // order, in parallel: each thread counts the boundary faces of its range of
 // tets, then writes them after those of the ranges before its own.
-std::vector<std::int32_t> boundary_faces(const std::vector<std::int32_t>& tet, const std::vector<std::int32_t>& tet_nbr) {
+Array<std::int32_t> boundary_faces(const Array<std::int32_t>& tet, const Array<std::int32_t>& tet_nbr) {
   static const int faces[4][3] = {{1, 2, 3}, {0, 3, 2}, {0, 1, 3}, {0, 2, 1}};
   const std::int64_t nt = std::int64_t(tet.size() / 4);
-  std::vector<std::int32_t> tri;
+  Array<std::int32_t> tri;
   std::vector<std::int64_t> start;
 #pragma omp parallel
   {
@@ -103,7 +103,7 @@ void MeshInstance::build_topology() {
       if (q != k) f[n++] = tet[4 * t + q];
     std::sort(f, f + 3);
   };
-  std::vector<std::int32_t> face_offset, face_corner;
+  Array<std::int32_t> face_offset, face_corner;
   bucket_items(
       4 * nt, nv,
       [&](std::int64_t c) {
@@ -112,7 +112,7 @@ void MeshInstance::build_topology() {
         return f[0];
       },
       face_offset, face_corner, false);
-  tet_nbr.assign(4 * nt, -1);
+  fill_array(tet_nbr, std::size_t(4 * nt), -1);
   // Each face's key (its two other vertices, then its corner: a total order,
   // so the order the faces were filed in does not matter) made once per face
   // rather than at every comparison of the sort.
@@ -163,7 +163,7 @@ void MeshInstance::build_bins() {
   // each thread counts its range of vertices per width, then writes them
   // after the rows of narrower widths and of the ranges before its own.
   std::vector<std::int64_t> rows(32, 0), slot;  // slot[thread * 32 + width]: the thread's next row
-  bins = Bins{};
+  bins = Bins(mapped);
   bins.vertex.resize(nv);
 #pragma omp parallel
   {
@@ -196,18 +196,21 @@ void MeshInstance::build_bins() {
     row += std::int32_t(rows[w]);
     offset += rows[w] << w;
   }
-  bins.corner.assign(offset, ball_sentinel);
+  // Every entry of every matrix is written below: a ball entry or the sentinel.
+  bins.corner.resize(std::size_t(offset));
   bins.degree.resize(nv);
   for (int slot_b = 0; slot_b < bins.bin_count(); ++slot_b) {
     const std::int64_t count = bins.count[slot_b];
     const std::int64_t off = bins.offset[slot_b];
     const std::int64_t row0 = bins.first[slot_b];
+    const std::int32_t width = bins.width[slot_b];
 #pragma omp parallel for schedule(static)
     for (std::int64_t r = 0; r < count; ++r) {
       const std::int32_t v = bins.vertex[row0 + r];
       const std::int32_t deg = ball_offset[v + 1] - ball_offset[v];
       bins.degree[row0 + r] = deg;
       for (std::int32_t j = 0; j < deg; ++j) bins.corner[off + j * count + r] = ball_corner[ball_offset[v] + j];
+      for (std::int32_t j = deg; j < width; ++j) bins.corner[off + j * count + r] = ball_sentinel;
     }
   }
 }
