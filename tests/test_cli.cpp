@@ -161,7 +161,7 @@ TEST(Cli, JsonHasEveryFieldOfTheSchema) {
   ASSERT_EQ(j["runs"].size(), ompref::testing::runnable_variants("stream").size() * std::max<std::size_t>(1, 1));
   for (const auto& run : j["runs"]) {
     for (const char* key : {"workload", "variant", "kind", "ran_on", "size", "params", "reps", "time_s", "transfer_s",
-                            "bytes", "flops", "fom", "ceiling_fraction", "valid", "max_rel_error", "tolerance",
+                            "setup_s", "validation_s", "observables_s", "wall_s", "bytes", "flops", "fom", "ceiling_fraction", "valid", "max_rel_error", "tolerance",
                             "reference", "observables"})
       EXPECT_TRUE(run.contains(key)) << key;
     EXPECT_EQ(run["workload"], "stream");

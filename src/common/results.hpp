@@ -38,6 +38,11 @@ struct RunResult {
   int reps_requested = 0;
   Stats time_s;
   double transfer_s = 0;
+  // Where the rest of the run's wall time went, on the host: the instance's
+  // reset (inputs set, outputs poisoned), the validation (with any reference
+  // run it calls for), the observables; wall_s is the whole run, reset to
+  // observables, repetitions and transfers included.
+  double setup_s = 0, validation_s = 0, observables_s = 0, wall_s = 0;
   Model model;
   double fom = 0;
   std::optional<double> ceiling_gbps;       // the best triad measured on the same place

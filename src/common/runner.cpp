@@ -37,7 +37,9 @@ VariantRun::VariantRun(const Variant& variant, Instance& instance, int device,
     : variant_(variant), instance_(instance) {
   ctx_.devices = devices;
   ran_on_ = prepare_context(variant, device, ctx_);
+  const double reset_at = omp_get_wtime();
   instance_.reset();
+  setup_s_ = omp_get_wtime() - reset_at;
   if (variant_.kind != Kind::host && variant_.enter_data) {
     const double t0 = omp_get_wtime();
     variant_.enter_data(instance_, ctx_);
@@ -61,7 +63,10 @@ Check VariantRun::finish() {
     transfer_s_ += omp_get_wtime() - t0;
   }
   finished_ = true;
-  return instance_.validate(repetitions_, variant_.kernel);
+  const double t0 = omp_get_wtime();
+  Check check = instance_.validate(repetitions_, variant_.kernel);
+  validation_s_ = omp_get_wtime() - t0;
+  return check;
 }
 
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
@@ -75,6 +80,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.params = instance.params();
   r.reps_requested = settings.reps;
 
+  const double began = omp_get_wtime();
   VariantRun run_state(variant, instance, device, devices);
   r.ran_on = run_state.ran_on();
   if (variant.kind != Kind::host) {
@@ -119,6 +125,8 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   if (settings.on_validating) settings.on_validating();
   r.check = run_state.finish();
   r.transfer_s = run_state.transfer_s();
+  r.setup_s = run_state.setup_s();
+  r.validation_s = run_state.validation_s();
   r.notes = run_state.notes();
 
   // Asked after the run: a workload whose variants are different kernels
@@ -134,7 +142,10 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
     r.phases.push_back(pr);
   }
+  const double observed = omp_get_wtime();
   r.observables = instance.observables(variant.kernel);
+  r.observables_s = omp_get_wtime() - observed;
+  r.wall_s = omp_get_wtime() - began;
   return r;
 }
 

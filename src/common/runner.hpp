@@ -41,7 +41,8 @@ struct RunSettings {
 // runner and for the benchmark binary: construction resets the instance
 // (inputs set, outputs poisoned) and enters the device data (timed:
 // transfer); repeat() runs one repetition; finish() exits the device data
-// (timed: transfer) and validates the repetitions run.
+// (timed: transfer) and validates the repetitions run (timed: validation,
+// with any reference run it calls for).
 class VariantRun {
  public:
   VariantRun(const Variant& variant, Instance& instance, int device, const std::vector<int>& devices);
@@ -52,6 +53,8 @@ class VariantRun {
   Check finish();
   int repetitions() const { return repetitions_; }
   double transfer_s() const { return transfer_s_; }
+  double setup_s() const { return setup_s_; }
+  double validation_s() const { return validation_s_; }
   const std::string& ran_on() const { return ran_on_; }
   bool on_device() const { return ctx_.on_device; }
   const nlohmann::json& notes() const { return ctx_.notes; }
@@ -61,7 +64,7 @@ class VariantRun {
   Instance& instance_;
   RunContext ctx_;
   std::string ran_on_;
-  double transfer_s_ = 0;
+  double transfer_s_ = 0, setup_s_ = 0, validation_s_ = 0;
   int repetitions_ = 0;
   bool finished_ = false;
 };
