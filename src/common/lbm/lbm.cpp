@@ -212,8 +212,11 @@ void LbmInstance::reset() {
     for (int i = 0; i < Q; ++i) fb[i * stride + k] = nan;
   }
   cur = 0;
+  validated_ = nullptr;
   initial_state(lat[0].data());
-  initial_mass = mass_of(lat[0].data());
+  // The parameters and walls are the instance's: every reset makes the same
+  // state, whose mass (a pass over 10 GB at the paper size) is summed once.
+  if (initial_mass == 0) initial_mass = mass_of(lat[0].data());
 }
 
 long double add_block_mass(long double sum, const double* pop, long stride, const std::uint8_t* solid, long k0,

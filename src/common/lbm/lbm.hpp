@@ -23,6 +23,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -161,6 +162,12 @@ class LbmInstance final : public Instance {
 
   // Observables of a state held in `pop` (a lattice laid out as above).
   Observables measure(const double* pop) const;
+  // observables()' JSON for the state in `pop` and its exact mass, from one
+  // parallel pass that calls `visit(z, k0, len)` on each block of cells of
+  // plane z before it reads them, on the thread that reads them: validate()
+  // compares the state with the reference in the same pass.
+  using BlockVisit = std::function<void(int z, long k0, int len)>;
+  nlohmann::json observe(const double* pop, long double& mass, const BlockVisit& visit) const;
   // The reference state after `total_steps` steps (host, computed in the
   // arithmetic order of host_basic, once per instance: advanced
   // incrementally, restarted from a kept state for fewer steps).
@@ -177,10 +184,16 @@ class LbmInstance final : public Instance {
   FieldArray rho, ux, uy, uz, psi;
   AlignedArray<std::uint8_t> solid;
   int cur = 0;
-  long double initial_mass = 0;
+  long double initial_mass = 0;  // of the initial state: the same at every reset, summed at the first
+  // The observables' density and psi of every cell (lbm_observables.cpp),
+  // made at the first measure and kept: made afresh, 1 GB at the paper size,
+  // they cost every measure its page faults.
+  mutable AlignedArray<double> observed_rho, observed_psi;
 
  private:
   void initial_state(double* pop) const;
+  // observables() of the state validate() checked, from its pass; null after reset().
+  mutable nlohmann::json validated_;
   struct Reference;
   mutable std::shared_ptr<Reference> ref_;
 };

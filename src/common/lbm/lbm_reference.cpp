@@ -149,20 +149,16 @@ vtk::Image image_of(const LbmInstance& s, const double* pop) {
 }
 
 // The worst population of a state against the reference, over the fluid
-// cells (solid cells hold no state), and the state's mass, in one pass: plane
-// by plane in parallel (mass_of's sum), by blocks (block_cells). A block is
-// searched cell by cell, in the order that decides which of equal errors is
-// reported, only where one of its errors is not at most the worst so far
-// (NaN included); elsewhere the search is one vector loop per direction.
+// cells (solid cells hold no state), plane by plane inside the observables'
+// pass over the state (LbmInstance::observe: the state is read once for
+// both, the mass is its sum), by blocks (block_cells). A block is searched
+// cell by cell, in the order that decides which of equal errors is
+// reported, only where one of its errors is not at most the plane's worst so
+// far (NaN included); elsewhere the search is one vector loop per direction.
 struct Worst {
   double error = 0;
   long k = -1;
   int i = 0;
-};
-
-struct Compared {
-  Worst worst;
-  long double mass = 0;
 };
 
 // Whether the search would move in the block [k0, k0 + len) beyond `worst`.
@@ -177,39 +173,27 @@ bool block_exceeds(const double* got, const double* want, long stride, const std
   return above != 0;
 }
 
-Compared compare_states(const LbmInstance& s, const double* got, const double* want) {
-  const long stride = s.grid.stride, plane = long(s.grid.nx) * s.grid.ny;
-  const std::uint8_t* sol = s.solid.data();
-  std::vector<long double> planes(std::size_t(s.grid.nz), 0.0L);
-  Worst worst;
-#pragma omp parallel
-  {
-    Worst mine;
-#pragma omp for schedule(static) nowait
-    for (int z = 0; z < s.grid.nz; ++z) {
-      long double mass = 0;
-      for (long k0 = z * plane; k0 < (z + 1) * plane; k0 += block_cells) {
-        const int len = int(std::min<long>(block_cells, (z + 1) * plane - k0));
-        if (block_exceeds(got, want, stride, sol, k0, len, mine.error))
-          for (long k = k0; k < k0 + len; ++k) {
-            if (sol[k]) continue;
-            for (int i = 0; i < Q; ++i) {
-              const double err = relative_error(got[i * stride + k], want[i * stride + k]);
-              if (!(err <= mine.error)) mine = {err, k, i};
-            }
-          }
-        mass = add_block_mass(mass, got, stride, sol, k0, len);
-      }
-      planes[std::size_t(z)] = mass;
+// The block [k0, k0 + len) into its plane's worst.
+void compare_block(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
+                   Worst& worst) {
+  if (!block_exceeds(got, want, stride, sol, k0, len, worst.error)) return;
+  for (long k = k0; k < k0 + len; ++k) {
+    if (sol[k]) continue;
+    for (int i = 0; i < Q; ++i) {
+      const double err = relative_error(got[i * stride + k], want[i * stride + k]);
+      if (!(err <= worst.error)) worst = {err, k, i};
     }
-    // The lowest cell among equal errors, so that the report does not depend on the threads.
-#pragma omp critical
+  }
+}
+
+// The planes' worst in z order: the largest error, the lowest cell among
+// equal ones, so that the report does not depend on the threads.
+Worst worst_of(const std::vector<Worst>& planes) {
+  Worst worst;
+  for (const Worst& mine : planes)
     if (mine.error > worst.error || (mine.error == worst.error && mine.k >= 0 && (worst.k < 0 || mine.k < worst.k)))
       worst = mine;
-  }
-  Compared out{worst, 0.0L};
-  for (long double m : planes) out.mass += m;
-  return out;
+  return worst;
 }
 
 }  // namespace
@@ -316,9 +300,15 @@ Check LbmInstance::validate(int repetitions, const std::string&) const {
   // contraction, exp) grow about linearly with the steps.
   const double tol = 1e-12 * std::max(1.0, double(total) / 20.0);
   Validation v(fmt::format("host reference run ({} steps, host_basic's arithmetic order)", total));
-  // The mass (mass_of's sum) from the same pass over the state.
-  const Compared compared = compare_states(*this, got, want);
-  const Worst& w = compared.worst;
+  // One pass over the state: the comparison, the mass (mass_of's sum) and
+  // the observables, kept for observables().
+  std::vector<Worst> planes(std::size_t(grid.nz));
+  const std::uint8_t* sol = solid.data();
+  long double mass = 0;
+  validated_ = observe(got, mass, [&](int z, long k0, int len) {
+    compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
+  });
+  const Worst w = worst_of(planes);
   v.note(w.error, tol, [&] {
     const long k = w.k;
     if (k < 0) return std::string("no fluid cell");
@@ -326,7 +316,6 @@ Check LbmInstance::validate(int repetitions, const std::string&) const {
                        k % p.nx, k / p.nx % p.ny, k / (long(p.nx) * p.ny), got[w.i * stride + k],
                        want[w.i * stride + k], w.error, tol);
   });
-  const long double mass = compared.mass;
   const double mass_tol = 1e-12;
   const double mass_err = double(std::fabs(mass - initial_mass) / initial_mass);
   v.note(mass_err, mass_tol, [&] {
