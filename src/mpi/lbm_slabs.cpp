@@ -13,9 +13,11 @@
 
 #include <cstring>
 #include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "common/usage_error.hpp"
 
@@ -36,60 +38,104 @@ std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked) {
   b.nzl = int(long(nz) * (b.rank + 1) / b.ranks) - b.z0;
   b.plane = long(s.p.nx) * s.p.ny;
   b.g = Grid{s.p.nx, s.p.ny, b.nzl + 2, b.plane * (b.nzl + 2), lattice_stride(b.plane * (b.nzl + 2))};
-  const long ls = b.g.stride, gs = s.grid.stride;
+  const long ls = b.g.stride;
   for (AlignedArray<double>& lat : b.lat) lat = AlignedArray<double>(std::size_t(Q * ls));
   b.psi = AlignedArray<double>(std::size_t(ls));
   b.solid = AlignedArray<std::uint8_t>(std::size_t(ls));
   for (FieldArray* buffer : {&b.send_down, &b.send_up, &b.recv_below, &b.recv_above})
     *buffer = FieldArray(std::size_t(crossing * b.plane), page_locked);
-  // Local plane lz holds global plane z0 - 1 + lz (periodic): ghosts included.
-  const double* from[2] = {s.current(), s.next()};
-  // Planes in parallel (the paper size copies 20 GB here): also the arrays' first touch.
-#pragma omp parallel for schedule(dynamic)
+  // Local plane lz holds global plane z0 - 1 + lz (periodic): ghosts
+  // included. The lattices are made on the device (enter_lattices); here the
+  // solid planes, psi poisoned and the padding solid, like the instance's.
+#pragma omp parallel for schedule(static)
   for (int lz = 0; lz < b.nzl + 2; ++lz) {
     const long gz = (b.z0 - 1 + lz + nz) % nz;
     std::memcpy(b.solid.data() + lz * b.plane, s.solid.data() + gz * b.plane, std::size_t(b.plane));
-    for (int l = 0; l < 2; ++l)
-      for (int i = 0; i < Q; ++i)
-        std::memcpy(b.lat[l].data() + i * ls + lz * b.plane, from[l] + i * gs + gz * b.plane,
-                    std::size_t(b.plane) * sizeof(double));
   }
   const double nan = std::numeric_limits<double>::quiet_NaN();
 #pragma omp parallel for
   for (long k = 0; k < ls; ++k) b.psi[std::size_t(k)] = nan;
-  for (long k = b.g.n; k < ls; ++k) {  // the padding: solid, like the instance's
-    b.solid[std::size_t(k)] = 1;
-    for (int l = 0; l < 2; ++l)
-      for (int i = 0; i < Q; ++i) b.lat[l][std::size_t(i * ls + k)] = 0.0;
-  }
+  for (long k = b.g.n; k < ls; ++k) b.solid[std::size_t(k)] = 1;
   return slab;
 }
 
+namespace {
+
+// Bytes `count` doubles from `from` (device `from_dev`, at double `from_at`)
+// to `to` (device `to_dev`, at double `to_at`); a failed copy is an error.
+void copy_doubles(double* to, long to_at, const double* from, long from_at, long count, int to_dev, int from_dev) {
+  constexpr long b = sizeof(double);
+  if (omp_target_memcpy(to, from, std::size_t(count * b), std::size_t(to_at * b), std::size_t(from_at * b), to_dev,
+                        from_dev) != 0)
+    throw std::runtime_error(fmt::format("lbm slabs: omp_target_memcpy of {} bytes failed", count * b));
+}
+
+}  // namespace
+
+// The slab's two lattices, made on the device straight from the instance's:
+// a direction's owned planes are one contiguous block of the instance's
+// lattice (one copy), each ghost plane one plane (z periodic), the padding
+// zero. The instance's lattices are page-locked where they were made for a
+// device (lbm.hpp's FieldArray): the copies run at the link's rate, and the
+// slab's host lattices are never touched. (Copied on the host first, then
+// moved from that pageable memory, the lattices cost a paper-size slab
+// variant about 5 s more than target_fused's transfers.) On the host the
+// same calls copy host to host.
+void enter_lattices(Slab& b, LbmInstance& s, bool on_device, int dev) {
+  const long ls = b.g.stride, gs = s.grid.stride, plane = b.plane, nz = s.p.nz;
+  const int host = omp_get_initial_device(), to_dev = on_device ? dev : host;
+  static const double zeros[8] = {};  // the padding: fewer than 8 cells (lattice_stride)
+  const double* from[2] = {s.current(), s.next()};
+  for (int l = 0; l < 2; ++l) {
+    double* lattice = b.lat[l].data();
+#pragma omp target enter data device(dev) map(alloc : lattice[0:Q * ls])
+    double* slab = lattice;
+#pragma omp target data use_device_ptr(lattice) device(dev)
+    slab = lattice;
+    for (int i = 0; i < Q; ++i) {
+      const long base = i * ls, whole = i * gs;
+      copy_doubles(slab, base + plane, from[l], whole + b.z0 * plane, b.nzl * plane, to_dev, host);
+      copy_doubles(slab, base, from[l], whole + (b.z0 - 1 + nz) % nz * plane, plane, to_dev, host);
+      copy_doubles(slab, base + (b.nzl + 1) * plane, from[l], whole + (b.z0 + b.nzl) % nz * plane, plane, to_dev,
+                   host);
+      copy_doubles(slab, base + b.g.n, zeros, 0, ls - b.g.n, to_dev, host);
+    }
+  }
+}
+
+// The slab's owned planes into the instance's current lattice, one copy a
+// direction, and the slab's lattices released from the device.
+void exit_lattices(Slab& b, LbmInstance& s, bool on_device, int dev) {
+  const long ls = b.g.stride, gs = s.grid.stride, plane = b.plane;
+  const int host = omp_get_initial_device(), from_dev = on_device ? dev : host;
+  double* lattice = b.current();
+  const double* slab = lattice;
+#pragma omp target data use_device_ptr(lattice) device(dev)
+  slab = lattice;
+  for (int i = 0; i < Q; ++i)
+    copy_doubles(s.current(), i * gs + b.z0 * plane, slab, i * ls + plane, b.nzl * plane, host, from_dev);
+  for (AlignedArray<double>& l : b.lat) {
+    [[maybe_unused]] double* p = l.data();
+#pragma omp target exit data device(dev) map(release : p[0:Q * ls])
+  }
+}
+
 DeviceData slab_data(Slab& b) {
-  const long lattice = Q * b.g.stride;
-  return DeviceData().out(b.current(), lattice).in(b.next(), lattice).in(b.psi).in(b.solid)
-      .in(b.send_down).in(b.send_up).in(b.recv_below).in(b.recv_above);
+  return DeviceData().in(b.psi).in(b.solid).in(b.send_down).in(b.send_up).in(b.recv_below).in(b.recv_above);
 }
 
 void gather(const Slab& b, LbmInstance& s) {
-  const double* local = b.lat[b.cur].data();
-  if (b.ranks == 1) {  // the whole lattice is this rank's: a parallel copy, no MPI
-    const long owned = b.nzl * b.plane, gs = s.grid.stride, ls = b.g.stride;
-    double* whole = s.current();
-#pragma omp parallel for collapse(2)
-    for (int i = 0; i < Q; ++i)
-      for (long k = 0; k < owned; ++k) whole[i * gs + k] = local[i * ls + b.plane + k];
-    return;
-  }
+  if (b.ranks == 1) return;  // the whole lattice is this rank's: exit_lattices put it there
   std::vector<int> counts(std::size_t(b.ranks)), offsets(std::size_t(b.ranks));
   for (int r = 0; r < b.ranks; ++r) {
     const long z0 = long(s.p.nz) * r / b.ranks, z1 = long(s.p.nz) * (r + 1) / b.ranks;
     counts[std::size_t(r)] = int((z1 - z0) * b.plane);
     offsets[std::size_t(r)] = int(z0 * b.plane);
   }
+  // Each rank's own planes are in place already (exit_lattices).
   for (int i = 0; i < Q; ++i)
-    MPI_Allgatherv(local + i * b.g.stride + b.plane, int(b.nzl * b.plane), MPI_DOUBLE, s.current() + i * s.grid.stride,
-                   counts.data(), offsets.data(), MPI_DOUBLE, MPI_COMM_WORLD);
+    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s.current() + i * s.grid.stride, counts.data(), offsets.data(),
+                   MPI_DOUBLE, MPI_COMM_WORLD);
 }
 
 // psi of every cell of planes [z_lo, z_hi): target_fused's first pass.
@@ -171,6 +217,7 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
   v.run = typed(run);
   v.enter_data = [](Instance& instance, RunContext& ctx) {
     holder() = make_slab(static_cast<LbmInstance&>(instance), ctx.on_device);
+    enter_lattices(*holder(), static_cast<LbmInstance&>(instance), ctx.on_device, ctx.device);
     slab_data(*holder()).enter(ctx.device);
     choose_path(*holder(), ctx.on_device, ctx.device);
   };
@@ -181,6 +228,7 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
     ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
     ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
     close_node_ipc(*holder());  // before any rank frees what a neighbour mapped
+    exit_lattices(*holder(), static_cast<LbmInstance&>(instance), ctx.on_device, ctx.device);
     slab_data(*holder()).exit(ctx.device);
     gather(*holder(), static_cast<LbmInstance&>(instance));
     holder().reset();

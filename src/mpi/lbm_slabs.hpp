@@ -40,6 +40,8 @@ struct Slab {
   int z0 = 0, nzl = 0;   // first owned global plane; planes owned
   long plane = 0;        // cells of one plane
   Grid g;                // nx x ny x (nzl + 2): ghost planes at z = 0 and nzl + 1
+  // The lattices: on a device their host side is never touched, only the
+  // address the mappings are known by (enter_lattices).
   AlignedArray<double> lat[2], psi;
   AlignedArray<std::uint8_t> solid;
   // The packed crossing populations (device arrays, entered by slab_data):
@@ -61,16 +63,22 @@ struct Slab {
   double* next() { return lat[cur ^ 1].data(); }
 };
 
-// Rank's slab of `s` at its current state (ghost planes included), its
-// staging buffers page-locked if asked; throws UsageError when the ranks
-// outnumber the planes.
+// Rank's slab of `s`: its planes, solid cells and poisoned psi, its lattices
+// allocated but not filled (enter_lattices), its staging buffers page-locked
+// if asked; throws UsageError when the ranks outnumber the planes.
 std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked);
+// The slab's lattices entered on `dev` and filled there from `s`'s (ghost
+// planes included), and after the run its owned planes copied into
+// `s.current()` and the lattices released (on the host where not `on_device`).
+void enter_lattices(Slab& slab, LbmInstance& s, bool on_device, int dev);
+void exit_lattices(Slab& slab, LbmInstance& s, bool on_device, int dev);
 // The halo's path (lbm_halo.hpp) for a slab whose data slab_data entered on
 // `dev` (`on_device`: target regions really run there).
 void choose_path(Slab& slab, bool on_device, int dev);
-// Every array of the slab, for the runner's data region.
+// Every array of the slab but the lattices, for the runner's data region.
 DeviceData slab_data(Slab& slab);
-// Every rank's owned planes of the slab's current lattice into `s.current()` (all ranks).
+// Every rank's owned planes, which exit_lattices put in each rank's
+// `s.current()`, into every rank's.
 void gather(const Slab& slab, LbmInstance& s);
 
 // The two passes and the two exchanges, on planes [z_lo, z_hi) of the slab.
