@@ -89,7 +89,8 @@ case "$preset" in
             "libgmock-dev|test -e /usr/include/gmock/gmock.h"
             "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
             "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
-            "${race[@]}" "${amd_clang[@]}" "${amd_gcc[@]}") ;;
+            "${race[@]}" "${amd_clang[@]}" "${amd_gcc[@]}"
+            "ccache|command -v ccache") ;;
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;

@@ -12,6 +12,12 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 jobs=$(nproc)
+# The compiler cache (scripts/setup.sh installs it for this script): the
+# host-mpi build compiles most of the host build's sources with the same
+# flags, and CCACHE_BASEDIR makes their commands alike across build folders.
+if command -v ccache >/dev/null 2>&1; then
+  export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
+fi
 for preset in host offload; do
   echo "== $preset: configure and build"
   cmake --preset "$preset" >/dev/null
