@@ -4,6 +4,8 @@
 // lbm_observables.cpp.
 #include "common/lbm/lbm.hpp"
 
+#include "common/host_memory.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -67,35 +69,19 @@ double host_bytes_needed(const Params& p) {
 // Where target variants run on a device, the runner copies both lattices and
 // the fields to it before each variant and the current lattice back after
 // (src/omp_target/lbm.cpp's device_data): at the paper size 20 GB in and 10
-// GB out per variant. From pageable memory the driver copies through a
-// staging buffer of its own, a CPU copy per chunk; from page-locked memory
-// the device reads and writes host memory directly, at the link's rate.
-// Locking the pages is paid once, when the instance is made, before any
-// timing, and saved on the copies of every target and native variant run on
-// the instance (a run of every variant moves those 30 GB about ten times).
-// LLVM's allocator (KMP_VERSION_MAJOR: its omp.h) gives null where no device
-// can lock the pages (the host fallback); libgomp has none: plain aligned
-// memory then, as for a run without a device (make_instance).
-FieldArray::FieldArray(std::size_t count, [[maybe_unused]] bool page_locked) : count_(count) {
+// GB out per variant, at the link's rate from page-locked memory
+// (common/host_memory.cpp; pageable where no device can lock pages). Locking
+// the pages is paid once, when the instance is made, before any timing, and
+// saved on the copies of every target and native variant run on the instance
+// (a run of every variant moves those 30 GB about ten times).
+FieldArray::FieldArray(std::size_t count, bool page_locked) : count_(count) {
   if (count == 0) return;
-  const std::size_t bytes = (count * sizeof(double) + 63) / 64 * 64;
-#if defined(KMP_VERSION_MAJOR)
-  if (page_locked) data_ = static_cast<double*>(omp_alloc(bytes, llvm_omp_target_host_mem_alloc));
-  locked_ = data_ != nullptr;
-#endif
-  if (data_ == nullptr) data_ = static_cast<double*>(std::aligned_alloc(64, bytes));
-  if (data_ == nullptr) throw std::bad_alloc();
+  const Memory memory = page_locked ? Memory::page_locked : Memory::pageable;
+  data_ = static_cast<double*>(allocate_bytes(count * sizeof(double), memory));
+  locked_ = is_page_locked(data_);
 }
 
-FieldArray::~FieldArray() {
-#if defined(KMP_VERSION_MAJOR)
-  if (locked_) {
-    omp_free(data_, llvm_omp_target_host_mem_alloc);
-    return;
-  }
-#endif
-  std::free(data_);
-}
+FieldArray::~FieldArray() { free_bytes(data_); }
 
 void FieldArray::swap(FieldArray& other) noexcept {
   std::swap(data_, other.data_);

@@ -127,7 +127,7 @@ std::vector<std::string> kernel_tags();
 class MeshInstance final : public Instance {
  public:
   // `mapped`: where the arrays a kernel maps to a device live (page-locked
-  // where target variants will run on a device: mesh_array.cpp).
+  // where target variants will run on a device: common/host_memory.hpp).
   MeshInstance(RawMesh raw, Renumber renumber, Memory mapped = Memory::pageable);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;

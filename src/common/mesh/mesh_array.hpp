@@ -7,7 +7,9 @@
 //    that sets the values (so every array is written in full before it is
 //    read; a value the code needs is set by a parallel fill, fill_array).
 //  - Where the instance is made for a device, the arrays a kernel maps are
-//    page-locked (Memory::page_locked, mesh_array.cpp says why and how).
+//    page-locked (common/host_memory.hpp): the runner maps each kernel's
+//    arrays before every variant and its outputs back after (mesh_data.hpp),
+//    at the cube of 256 2 to 9 GB a variant.
 #include <cstddef>
 #include <cstdint>
 #include <new>
@@ -15,17 +17,9 @@
 #include <utility>
 #include <vector>
 
+#include "common/host_memory.hpp"
+
 namespace ompref::mesh {
-
-enum class Memory : std::uint8_t { pageable, page_locked };
-
-// `bytes` (> 0) of 64-byte aligned memory of the kind asked for, or pageable
-// where the runtime cannot lock pages (no device, no LLVM runtime); throws
-// std::bad_alloc. free_bytes frees either kind.
-void* allocate_bytes(std::size_t bytes, Memory memory);
-void free_bytes(void* p) noexcept;
-// Whether `p` is the start of page-locked memory from allocate_bytes.
-bool is_page_locked(const void* p);
 
 template <class T>
 class ArrayAllocator {

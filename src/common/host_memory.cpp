@@ -1,24 +1,21 @@
-// mesh: where the instance's arrays live (mesh_array.hpp).
+// Host memory for mapped arrays (host_memory.hpp).
 //
-// Page-locked memory: where target variants run on a device, the runner maps
-// each kernel's arrays to the device before every variant and its outputs
-// back after (mesh_data.hpp): at the cube of 256, 2 to 9 GB a variant. From
-// pageable memory the driver copies through a staging buffer of its own, a
-// CPU copy per chunk; from page-locked memory the device reads and writes
-// host memory directly, at the link's rate. The pages are locked once, when
-// the instance is made, before any timing. LLVM's allocator (KMP_VERSION_MAJOR:
+// From pageable memory the driver copies through a staging buffer of its
+// own, a CPU copy per chunk; from page-locked memory the device reads and
+// writes host memory directly, at the link's rate. The pages are locked when
+// an instance is made, before any timing. LLVM's allocator (KMP_VERSION_MAJOR:
 // its omp.h) gives null where no device can lock them (the host fallback);
-// libgomp has none: pageable memory then. The same choice as the lbm
-// lattices' (src/common/lbm/lbm.cpp).
-#include "common/mesh/mesh_array.hpp"
+// libgomp has none: pageable memory then.
+#include "common/host_memory.hpp"
 
 #include <cstdlib>
 #include <mutex>
+#include <new>
 #include <set>
 
 #include <omp.h>
 
-namespace ompref::mesh {
+namespace ompref {
 namespace {
 
 // The page-locked blocks handed out, so that free_bytes returns each to
@@ -66,4 +63,4 @@ bool is_page_locked(const void* p) {
   return locked_blocks().count(p) > 0;
 }
 
-}  // namespace ompref::mesh
+}  // namespace ompref
