@@ -12,7 +12,22 @@
 #   OMPREF_OFFLOAD_FLAGS  extra compile flags for translation units with target regions
 #   OMPREF_LINK_FLAGS     link flags of every executable
 #   OMPREF_OFFLOAD_BUILD  1 when built for a device, 0 otherwise (also a macro)
-#   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro)
+#   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro; provenance.cpp's
+#                         offload_description() adds the device-code mode and workarounds)
+#   OMPREF_DEVICE_CODE_MODE  how device code becomes the device image (a macro of the build info):
+#                         lto       the whole program's device code (and the device runtime)
+#                                   optimised together at the device link (clang -foffload-lto;
+#                                   gcc's offloading always works this way)
+#                         per-file  each file's device code compiled alone, linked by nvlink
+#                                   (clang -fno-offload-lto): runtime calls stay calls
+#                         jit       LLVM IR linked and compiled at first launch (nvptx-jit)
+#                         host      no device code
+#   OMPREF_DEVICE_WORKAROUNDS  the flags given to avoid known compiler defects (likewise)
+#
+# OMPREF_DEVICE_CODE (lto or per-file) picks clang's ahead-of-time mode; lto
+# by default. OMPREF_DEVICE_STRICT_ALIASING=OFF compiles device code with
+# -fno-strict-aliasing: the workaround for the defect of
+# tests/reproducers/README.md, said so in the build's description.
 #
 # Rows marked "untested" are documented from vendor manuals and have not been
 # built here; they are the starting point for a port, not a promise. Rows
@@ -24,6 +39,14 @@ set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn s
 set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang for NVIDIA offload")
 set(OMPREF_LLVM_RT "" CACHE PATH
     "clang >= 21: prefix with the NVPTX device runtime (lib/nvptx64-nvidia-cuda), omp.h and libomp.so (empty: .toolchains/llvm-<major>, built by scripts/setup.sh)")
+
+set(OMPREF_DEVICE_CODE "lto" CACHE STRING "clang ahead-of-time device code: lto (whole program at the device link) or per-file")
+set_property(CACHE OMPREF_DEVICE_CODE PROPERTY STRINGS lto per-file)
+option(OMPREF_DEVICE_STRICT_ALIASING "device code may use type-based alias analysis (OFF: -fno-strict-aliasing in device code)" ON)
+if(NOT OMPREF_DEVICE_CODE MATCHES "^(lto|per-file)$")
+  message(FATAL_ERROR "ompref: OMPREF_DEVICE_CODE '${OMPREF_DEVICE_CODE}' (accepted: lto, per-file)")
+endif()
+set(OMPREF_DEVICE_WORKAROUNDS "")
 
 set(_id "${CMAKE_CXX_COMPILER_ID}")
 set(_mode "${OMPREF_OFFLOAD}")
@@ -92,9 +115,25 @@ elseif(_id STREQUAL "Clang")
     elseif(_mode STREQUAL "nvptx-jit")
       list(APPEND OMPREF_OFFLOAD_FLAGS -fopenmp-target-jit)
       set(OMPREF_NEEDS_NVPTX_JIT_INIT ON)
-    elseif(_llvm_rt)
+      set(OMPREF_DEVICE_CODE_MODE jit)
+    endif()
+    if(_mode STREQUAL "nvptx")
+      # Device LTO: the kernels, the shared arithmetic of other files and the
+      # device runtime (libompdevice's bitcode) optimised as one program, so
+      # that the runtime's team and worksharing set-up inlines and folds. Per
+      # file, each kernel calls __kmpc_target_init and the static-schedule
+      # entry points through nvlink and keeps the runtime's per-team state in
+      # shared memory (docs/toolchains.md, "Device code").
+      if(OMPREF_DEVICE_CODE STREQUAL "lto")
+        list(APPEND OMPREF_OFFLOAD_FLAGS -foffload-lto)
+      else()
+        list(APPEND OMPREF_OFFLOAD_FLAGS -fno-offload-lto)
+      endif()
+      set(OMPREF_DEVICE_CODE_MODE ${OMPREF_DEVICE_CODE})
+    endif()
+    if(_mode STREQUAL "nvptx" AND _llvm_rt)
       list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_rt}/lib/nvptx64-nvidia-cuda)
-    else()
+    elseif(_mode STREQUAL "nvptx")
       # Debian's LLVM 19 keeps the device runtime bitcode beside the host libraries.
       list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_lib})
     endif()
@@ -113,6 +152,7 @@ elseif(_id STREQUAL "Clang")
       set(_rocm_bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode)
     endif()
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
+    set(OMPREF_DEVICE_CODE_MODE lto)  # clang links AMDGPU device code as one program
     if(_rocm_bitcode)
       list(APPEND OMPREF_OFFLOAD_FLAGS --rocm-device-lib-path=${_rocm_bitcode})
     endif()
@@ -140,11 +180,27 @@ if(NOT _mode STREQUAL "none" AND NOT OMPREF_OFFLOAD_FLAGS AND NOT _id STREQUAL "
   message(FATAL_ERROR "ompref: offload mode '${_mode}' has no row for compiler '${_id}' in cmake/OffloadFlags.cmake")
 endif()
 
+if(_id STREQUAL "GNU" AND NOT _mode STREQUAL "none")
+  # mkoffload compiles the device code of every object from its LTO stream at link.
+  set(OMPREF_DEVICE_CODE_MODE lto)
+endif()
+if(NOT OMPREF_DEVICE_STRICT_ALIASING AND NOT _mode STREQUAL "none")
+  if(_id STREQUAL "Clang")
+    list(APPEND OMPREF_OFFLOAD_FLAGS -Xarch_device -fno-strict-aliasing)
+  else()
+    list(APPEND OMPREF_OFFLOAD_FLAGS -fno-strict-aliasing)
+  endif()
+  set(OMPREF_DEVICE_WORKAROUNDS "-fno-strict-aliasing (device code)")
+endif()
 if(_mode STREQUAL "none")
   set(OMPREF_OFFLOAD_BUILD 0)
+  set(OMPREF_DEVICE_CODE_MODE host)
   set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, no offload (target regions run on the host)")
 else()
   set(OMPREF_OFFLOAD_BUILD 1)
+  if(NOT OMPREF_DEVICE_CODE_MODE)
+    set(OMPREF_DEVICE_CODE_MODE unknown)
+  endif()
   set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, ${_mode} ${_arch}")
 endif()
 list(APPEND OMPREF_LINK_FLAGS ${OMPREF_OPENMP_FLAGS})
@@ -162,4 +218,5 @@ if(_id STREQUAL "Clang")
     list(APPEND OMPREF_LINK_FLAGS -Wl,-rpath,${_llvm_rt}/lib)
   endif()
 endif()
-message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}")
+message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}, device code ${OMPREF_DEVICE_CODE_MODE} "
+               "(workarounds: ${OMPREF_DEVICE_WORKAROUNDS})")

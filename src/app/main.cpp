@@ -114,7 +114,7 @@ void require_devices(int wanted) {
   }
   if (usable >= wanted) return;
   const std::string why = !fell_back.empty() ? fmt::format("; {} fell back to the host", fmt::join(fell_back, ", "))
-                          : devices.empty()  ? fmt::format(" (this build: {})", OMPREF_OFFLOAD_DESC)
+                          : devices.empty()  ? fmt::format(" (this build: {})", offload_description())
                                              : std::string();
   throw UsageError(fmt::format("devices --require {}: {} usable offload device{}{}", wanted, usable,
                                usable == 1 ? "" : "s", why));
@@ -125,8 +125,8 @@ void list_devices() {
   fmt::print("host: {}, {} cores, {} OpenMP threads, {:.1f} GiB memory\n", h.cpu.empty() ? "unknown CPU" : h.cpu,
              h.cores, h.threads, gib(h.memory_bytes));
   auto devices = offload_devices();
-  fmt::print("build: {}{}\n", OMPREF_OFFLOAD_DESC, OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
-  if (devices.empty()) fmt::print("no offload devices (this build: {})\n", OMPREF_OFFLOAD_DESC);
+  fmt::print("build: {}{}\n", offload_description(), OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
+  if (devices.empty()) fmt::print("no offload devices (this build: {})\n", offload_description());
   for (const DeviceInfo& d : devices)
     fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
 }

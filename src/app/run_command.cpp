@@ -24,6 +24,7 @@
 #include "common/device_wait.hpp"
 #include "common/io/output_file.hpp"
 #include "common/ranks.hpp"
+#include "common/provenance.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
 #include "common/runner.hpp"
@@ -152,7 +153,7 @@ MemoryLimits memory_limits(const HostInfo& host, bool any_target, const std::vec
 }
 
 void print_header(const HostInfo& host) {
-  fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), OMPREF_OFFLOAD_DESC);
+  fmt::print("ompref {} | {} | {}\n", OMPREF_VERSION, compiler_description(), offload_description());
   fmt::print("host: {}, {} OpenMP threads", host.cpu.empty() ? "unknown CPU" : host.cpu, host.threads);
   for (const DeviceInfo& d : offload_devices()) fmt::print(" | device {}: {}", d.id, d.name);
   if (OMPREF_OFFLOAD_BUILD || OMPREF_NATIVE_BUILD) fmt::print(" | device wait: {}", device_wait_description());
@@ -300,7 +301,7 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
 
   if (s.any_target && offload_mandatory() && omp_get_num_devices() == 0)
     throw UsageError(fmt::format("OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available (this build: {})",
-                                 OMPREF_OFFLOAD_DESC));
+                                 offload_description()));
   s.host = host_info();
   s.limits = memory_limits(s.host, s.any_target, s.devices);
   // Every planned workload's options, input files and memory, before any

@@ -101,7 +101,7 @@ nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::j
   nlohmann::json j = {{"suite", "ompref"},
                       {"version", OMPREF_VERSION},
                       {"compiler", compiler_description()},
-                      {"offload", OMPREF_OFFLOAD_DESC},
+                      {"offload", offload_description()},
                       {"host", host_to_json(host_info())},
                       {"devices", devices_to_json(offload_devices())},
                       {"ceilings", ceilings},
