@@ -23,6 +23,7 @@
 #include "common/device.hpp"
 #include "common/device_wait.hpp"
 #include "common/io/output_file.hpp"
+#include "common/known_defects.hpp"
 #include "common/ranks.hpp"
 #include "common/provenance.hpp"
 #include "common/registry.hpp"
@@ -190,6 +191,8 @@ std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const Mem
         if (!r.check.valid)
           fmt::print(stderr, "ompref: {} {} failed validation: {}{}\n", r.workload, r.variant, r.check.detail,
                      v->features.empty() ? "" : fmt::format(" (it uses: {})", fmt::join(v->features, ", ")));
+        const std::string note = !r.check.valid && r.on_device ? known_defect_note(r.workload, r.variant) : "";
+        if (!note.empty()) fmt::print(stderr, "ompref: {} {}: {}\n", r.workload, r.variant, note);
         runs.push_back(std::move(r));
         set_native_fractions(runs);  // target runs against their native twin, once it has run
         std::fflush(stdout);

@@ -87,14 +87,19 @@ nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices) {
   return out;
 }
 
-std::string compiler_description() {
+CompilerId build_compiler() {
 #if defined(__clang__)
-  return fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+  return {"clang", fmt::format("{}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__)};
 #elif defined(__GNUC__)
-  return fmt::format("g++ {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+  return {"g++", fmt::format("{}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__)};
 #else
-  return "unknown";
+  return {"unknown", ""};
 #endif
+}
+
+std::string compiler_description() {
+  const CompilerId c = build_compiler();
+  return c.version.empty() ? c.name : c.name + " " + c.version;
 }
 
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {

@@ -74,7 +74,12 @@ nlohmann::json host_to_json(const HostInfo& host);
 nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);
 // The whole document of DESIGN.md: suite, version, compiler, offload, host, devices, runs.
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
-std::string compiler_description();
+// The compiler that built the suite: name ("clang", "g++", "unknown") and version ("22.1.8").
+struct CompilerId {
+  std::string name, version;
+};
+CompilerId build_compiler();
+std::string compiler_description();  // "clang 22.1.8"
 
 // The `native` column (native_fraction) appears only when a run has one.
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
