@@ -273,7 +273,8 @@ std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSetti
     struct pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
     const int ready = poll(p, 2, timeout_ms);
     if (ready < 0 && errno == EINTR) continue;
-    if (ready == 0 && !timed_out && settings.time_limit_s > 0 && seconds_since(phase_start) >= settings.time_limit_s) {
+    // Checked whatever woke the poll: a hung run may still write to stderr.
+    if (!timed_out && settings.time_limit_s > 0 && seconds_since(phase_start) >= settings.time_limit_s) {
       timed_out = true;
       kill(-worker.pid, SIGKILL);
       continue;
@@ -315,6 +316,7 @@ std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSetti
   }
 
   // The run it was in (or about to begin) failed.
+  if (!current && events.started) events.started(next);
   const PlannedRun& p = runs[next];
   RunResult r;
   r.workload = p.workload->name();

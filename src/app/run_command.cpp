@@ -259,10 +259,6 @@ std::vector<RunResult> run_plan_isolated(const std::vector<PlannedRun>& planned,
   return runs;
 }
 
-// A parent's worker (--isolated-worker): its runs, each event sent to the
-// parent as it happens; nothing printed on standard output.
-int run_worker(const RunArgs& args, CLI::App& command);
-
 int count_runs(const Plan& plan, std::size_t devices) {
   int n = 0;
   for (const auto& [w, chosen] : plan)
@@ -390,6 +386,8 @@ std::string plan_text_of(const Setup& setup, const RunArgs& args) {
   return text;
 }
 
+// A parent's worker (--isolated-worker): its runs, each event sent to the
+// parent as it happens; nothing printed on standard output.
 int run_worker(const RunArgs& args, CLI::App& command) {
   const WorkerOrder order = parse_worker_order(args.worker_order);
   end_with_parent();
