@@ -209,6 +209,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
       ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
+  add_isolation_options(*run, args, false);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
   focus_help(argc, argv, *run);
   return run;
@@ -231,6 +232,7 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
   check->add_option("--feature", check_args.feature,
                     "only the variants that use this OpenMP feature (ompref list --features names them)");
   add_output_options(*check, check_args);
+  add_isolation_options(*check, check_args, true);
   return check;
 }
 
@@ -273,6 +275,7 @@ int run_main(int argc, char** argv) {
                    "exit 2 (one line) unless at least N offload devices run target regions (not the host fallback)")
       ->check(CLI::Range(1, 1 << 20));
   RunArgs args, check_args;
+  for (int i = 1; i < argc; ++i) args.arguments.push_back(argv[i]);  // for isolated runs' processes
   CLI::App* run = add_run_command(app, args, argc, argv);
   CLI::App* check = add_check_command(app, args, check_args);
 

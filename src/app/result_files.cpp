@@ -36,6 +36,8 @@ constexpr const char* folder_files[] = {"results.json", "results.csv", "table.tx
 constexpr const char* longest_file_name = "results.json";  // a results folder is planned (not --save none)
 
 volatile std::sig_atomic_t signal_received = SIGINT;
+// The process group of an isolated run's process under way (0: none), ended with this one.
+volatile std::sig_atomic_t worker_group = 0;
 
 // The signals that end a process by default (signal(7)), the real-time ones too:
 // each ends a run as an interrupt does.
@@ -43,6 +45,7 @@ const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIG
                               SIGXFSZ, SIGVTALRM, SIGPROF, SIGQUIT, SIGPOLL, SIGPWR,  SIGSTKFLT};
 
 [[noreturn]] void exit_interrupted() noexcept {
+  if (worker_group > 0) kill(-pid_t(worker_group), SIGKILL);
   remove_pending_output();
   static const char kept[] = "\nompref: interrupted; every finished run is in the results folder\n";
   static const char plain[] = "\nompref: interrupted\n";
@@ -78,6 +81,8 @@ void exit_130_on_interrupt() {
   for (int sig : ending_signals) sigaction(sig, &act, nullptr);
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaction(sig, &act, nullptr);
 }
+
+void kill_on_interrupt(int process_group) { worker_group = process_group; }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
   const std::pair<const std::string*, const char*> named[] = {
@@ -223,13 +228,15 @@ std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<Left
                          xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
                          r.check.tolerance, xml_escaped(r.check.reference));
     } else {
-      const Variant* v = registry().variant(r.workload, r.variant);
-      const std::string features =
-          v && !v->features.empty() ? fmt::format("; it uses: {}", fmt::join(v->features, ", ")) : "";
-      out += fmt::format(">\n      <failure message=\"max relative error {:.3g} exceeds tolerance {:.3g}{}\" "
-                         "type=\"validation\">{} (reference: {}){}</failure>\n    </testcase>\n",
-                         r.check.max_rel_error, r.check.tolerance, xml_escaped(features), xml_escaped(r.check.detail),
-                         xml_escaped(r.check.reference), xml_escaped(features));
+      // The message is failure_message's (results.hpp); the body says what
+      // was compared, or the process's last lines on standard error.
+      std::string body = r.failure_kind == FailureKind::validation
+                             ? fmt::format("{} (reference: {})", r.check.detail, r.check.reference)
+                             : r.check.detail;
+      if (!r.failure_log.empty())
+        body += fmt::format("\nits last lines on standard error:\n{}", fmt::join(r.failure_log, "\n"));
+      out += fmt::format(">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+                         xml_escaped(failure_message(r)), failure_kind_name(r.failure_kind), xml_escaped(body));
     }
   }
   for (const LeftOut& v : left_out) {

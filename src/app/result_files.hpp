@@ -48,6 +48,9 @@ class ResultFiles {
 // in the results folder and no temporary file. A signal that arrives while the
 // folder's files are written takes effect once all three hold the same runs.
 void exit_130_on_interrupt();
+// The process group such an interrupt also ends (an isolated run's process,
+// src/app/isolation.hpp); 0: none.
+void kill_on_interrupt(int process_group);
 
 std::string table_text(const std::vector<RunResult>& runs);
 // JUnit XML: one test case per run; a failure carries the worst error, the

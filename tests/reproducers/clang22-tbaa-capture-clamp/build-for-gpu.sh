@@ -3,6 +3,7 @@
 # compares, into build/ (git ignores it) for run-on-gpu.sh; the GPU machine
 # needs no compiler: carry build/ there with the runtimes of scripts/gpu-bundle.sh.
 #   build/clang22-O2, -O3, -O1    clang++-22 ahead of time (device runtime of LLVM22_PREFIX)
+#   build/clang22-O2-lto         -O2 with device LTO (-foffload-lto: the suite's default clang mode)
 #   build/clang22-O2-no-strict-aliasing   -O2 -Xarch_device -fno-strict-aliasing
 #   build/clang22-O2-no-openmp-opt        -O2 -mllvm -openmp-opt-disable
 #   build/clang22-O2-ternary     -O2 with the clamp computed by value (the workaround in source)
@@ -40,6 +41,7 @@ build() {  # name compiler source flags...
 build clang22-O2 clang++-22 clamp_rows.cpp -O2 "${aot[@]}"
 build clang22-O3 clang++-22 clamp_rows.cpp -O3 "${aot[@]}"
 build clang22-O1 clang++-22 clamp_rows.cpp -O1 "${aot[@]}"
+build clang22-O2-lto clang++-22 clamp_rows.cpp -O2 -foffload-lto "${aot[@]}"
 build clang22-O2-no-strict-aliasing clang++-22 clamp_rows.cpp -O2 -Xarch_device -fno-strict-aliasing "${aot[@]}"
 build clang22-O2-no-openmp-opt clang++-22 clamp_rows.cpp -O2 -mllvm -openmp-opt-disable "${aot[@]}"
 build clang22-O2-ternary clang++-22 build/clamp_rows_ternary.cpp -O2 "${aot[@]}"
