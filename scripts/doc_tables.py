@@ -31,11 +31,12 @@ import sys
 import tempfile
 from pathlib import Path
 
-# The measurement the pages show: `ompref run all` of the clang-22
-# ahead-of-time build (`gpu-aot`) on one H100 (command.txt and call.sh beside
-# it say how it ran). Replace it with a newer run-all result file of a GPU
+# The measurement the pages show: `ompref run all` of the default GPU build
+# (`gpu-aot-safe`: clang-22 ahead of time, per-file device code, the
+# -fno-strict-aliasing workaround) on one H200 (README.md beside it says how
+# it ran). Replace it with a newer run-all result file of a GPU
 # build to refresh every table.
-RESULT = "results/h100/suite/run-all-2727fad/run-all.json"
+RESULT = "results/h200/toolchains/verdicts-951c1bb/gpu-aot-safe-all.json"
 WORKLOADS = ("stream", "gpp", "lbm", "mesh")
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 PAIR_FOLDERS = ("src/omp_host/", "src/omp_target/")

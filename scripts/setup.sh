@@ -11,7 +11,7 @@
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
 #                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
-#                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, race,
+#                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race,
 #                                   amd-compile, amd-compile-gcc;
 #                                   scripts/run-suite.sh uses it). The CUDA
 #                                   toolkit (nvcc) of the gpu presets' native twins is not a Debian
@@ -100,11 +100,11 @@ case "$preset" in
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
   offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
-  gpu-aot|gpu-aot-safe|gpu-aot-per-file) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
+  gpu-aot|gpu-aot-safe|gpu-aot-lto) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, race, amd-compile, amd-compile-gcc)" >&2
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The toolchain check on one GPU machine, for every GPU build present, in the
-# order of BUILDS (default: gpu-aot-safe gpu-aot gpu gpu-aot-per-file
+# order of BUILDS (default: gpu-aot-safe gpu-aot gpu gpu-aot-lto
 # gcc-offload): the clang-19 `gpu` build (JIT), the clang-22 `gpu-aot`
 # builds (ahead of time: device LTO, device LTO with the -fno-strict-aliasing
 # workaround, and each file's device code alone) and the gcc-12 `gcc-offload`
@@ -52,7 +52,7 @@ timed() {
 limit=${LIMIT:-560}
 left() { echo $(( limit - SECONDS )); }
 files=()
-for preset in ${BUILDS:-gpu-aot-safe gpu-aot gpu gpu-aot-per-file gcc-offload}; do
+for preset in ${BUILDS:-gpu-aot-safe gpu-aot gpu gpu-aot-lto gcc-offload}; do
   case $preset in
     gpu|gpu-mpi) wrap=with_clang19_rt info=16 ;;
     gcc-offload) wrap=with_gcc12_rt info= ;;

@@ -14,6 +14,8 @@
 # Exit 77 (skipped) without CLANG.
 set -eu
 clang=$1 rt=$2 cuda=$3 src=$4
+[ -d "$rt" ] && rt=$(cd "$rt" && pwd)
+case $src in /*) ;; *) src=$PWD/$src ;; esac
 command -v "$clang" >/dev/null 2>&1 || { echo "no $clang: skipped"; exit 77; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

@@ -6,8 +6,12 @@
 #include <cstdio>
 #include <vector>
 
+#ifndef COPY_LOG2_N
+#define COPY_LOG2_N 20  // 2^28 (stream's large size) for a measurement with ncu on a GPU
+#endif
+
 int main() {
-  const std::size_t n = std::size_t(1) << 20;
+  const std::size_t n = std::size_t(1) << COPY_LOG2_N;
   const int threads = 128;
   const int teams = int(n / threads);
   std::vector<double> av(n, 1.0), cv(n, 0.0);
