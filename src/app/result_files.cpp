@@ -38,7 +38,10 @@ constexpr const char* longest_file_name = "results.json";  // a results folder i
 volatile std::sig_atomic_t signal_received = SIGINT;
 
 // The signals that end a process by default (signal(7)), the real-time ones too:
-// each ends a run as an interrupt does.
+// each ends a run as an interrupt does. SIGXFSZ only when another process
+// sends it: the kernel's, for a write beyond the file-size limit, is
+// passed over (on_file_size), so that the write fails and is reported as a
+// write error, the files written before it intact.
 const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
                               SIGXFSZ, SIGVTALRM, SIGPROF, SIGQUIT, SIGPOLL, SIGPWR,  SIGSTKFLT};
 
@@ -66,6 +69,10 @@ extern "C" void on_interrupt(int sig) {
   // Already pending or exiting: the first interrupt finishes the job.
 }
 
+extern "C" void on_file_size(int sig, siginfo_t* info, void*) {
+  if (!file_size_limit(info)) on_interrupt(sig);
+}
+
 }  // namespace
 
 void exit_130_on_interrupt() {
@@ -77,6 +84,10 @@ void exit_130_on_interrupt() {
   act.sa_flags = SA_RESTART;
   for (int sig : ending_signals) sigaction(sig, &act, nullptr);
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaction(sig, &act, nullptr);
+  act.sa_handler = nullptr;
+  act.sa_sigaction = on_file_size;
+  act.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigaction(SIGXFSZ, &act, nullptr);
 }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
