@@ -205,8 +205,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
         args.budget_s = seconds;
       },
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
-                  "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
-                  "warmup); default 5, off when --reps is given; 0: off")
+                  "runs; a warm-up longer than a fifth of it is timed, and the warm-ups stop once they have taken a fifth; "
+                  "the JSON gives reps, reps_requested and warmup); default 5, off when --reps is given; 0: off")
       ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);

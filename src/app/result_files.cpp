@@ -108,6 +108,16 @@ ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
     const fs::path base = paths_.save_base;
     if (fs::exists(base, ec) && !fs::is_directory(base, ec))
       throw UsageError(fmt::format("--save {}: not a directory (accepted: a directory, or none)", paths_.save_base));
+    // The folder's name holds the host name: one that is not a file name is
+    // known now, before any work, not when the first run is kept.
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string name = host;
+    if (name.find('/') != std::string::npos)
+      throw UsageError(fmt::format("--save {}: the host name '{}' cannot be part of the results folder's name "
+                                   "<date>-<time>-<host> (accepted: a host name without '/'; or --save none, or "
+                                   "OMPREF_RESULTS=none)",
+                                   paths_.save_base, name));
     // The folder with its longest suffix (-999), and its longest temporary file.
     check_output_folder(paths_.save_base, "--save",
                         {folder_name() + "-999", temporary_name(std::string(longest_file_name))});
