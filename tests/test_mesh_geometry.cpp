@@ -146,5 +146,21 @@ TEST(Mesh, AMeshFarFromTheOriginValidatesAndAWrongCentreStillFails) {
   EXPECT_FALSE(m->validate(1, "downward").valid);
 }
 
+
+// One tet at the edges of the accepted scales: a tolerance relative to an
+// extent of 1e40 underflows, and an exact result still passes.
+TEST(Mesh, OneTetAtTheEdgesOfTheAcceptedScalesValidates) {
+  for (const double scale : {1e-40, 1e40}) {
+    RawMesh raw;
+    raw.source = "one tet";
+    const double p[4][3] = {{0, 0, 0}, {1, 0.1, 0}, {0.2, 1, 0.1}, {0.1, 0.3, 1}};
+    for (const auto& q : p)
+      for (double x : q) raw.crd.push_back(x * scale);
+    raw.tet.assign({0, 1, 2, 3});
+    auto m = accepted(std::move(raw));
+    every_variant_validates(*m, scale > 1 ? "a tet of 1e40" : "a tet of 1e-40");
+  }
+}
+
 }  // namespace
 }  // namespace ompref::mesh
