@@ -40,8 +40,24 @@ BANDWIDTH_BOUND_INTENSITY = 1.0
 NOT_A_RESULT = "not a result file of `ompref run --json`"
 
 
+def say(message):
+    """One line on standard error, where it can be written (exit 2 says the rest)."""
+    try:
+        print(f"report.py: {message}", file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def drop_stdout():
+    """Standard output, which failed, pointed at /dev/null: the interpreter's flush at exit then succeeds (it would
+    change the exit status to 120)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+
+
 def fail(message):
-    print(f"report.py: {message}", file=sys.stderr)
+    say(message)
     sys.exit(2)
 
 
@@ -65,10 +81,10 @@ def md(text):
 
 
 def code(text):
-    """Text as a code span (shown as it is, HTML included), its | escaped for a table; as md() where it holds a
-    backtick or a control character, which a code span cannot."""
+    """Text as a code span, its | escaped for a table; as md() where it holds a backtick or a control character,
+    which a code span cannot hold, or <, > or & (shown as they are in a code span, but kept off the page)."""
     text = str(text)
-    if "`" in text or any(ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+    if any(c in "`<>&" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
         return md(text)
     return "`" + text.replace("|", "\\|") + "`"
 
@@ -613,7 +629,11 @@ def main():
     with open(os.path.join(args.out, "index.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     charts = publish(args.out, final_out)
-    print(f"report.py: wrote {os.path.join(final_out, 'index.md')} and {charts} charts")
+    try:
+        print(f"report.py: wrote {os.path.join(final_out, 'index.md')} and {charts} charts", flush=True)
+    except OSError as e:
+        drop_stdout()
+        fail(f"wrote {os.path.join(final_out, 'index.md')}, but cannot write to standard output ({e.strerror})")
 
 
 def publish(staging, out):
@@ -641,14 +661,14 @@ if __name__ == "__main__":
         main()
     except OSError as e:  # a write into --out that failed: a full disk, a file-size limit, a folder made read-only
         where = f" ({e.filename})" if e.filename else ""
-        print(f"report.py: cannot write the report{where}: {e.strerror or e}; every file in --out is whole "
-              "(the old one or the new one)", file=sys.stderr)
+        say(f"cannot write the report{where}: {e.strerror or e}; every file in --out is whole (the old one or the "
+            "new one)")
         sys.exit(2)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)
-        print("\nreport.py: interrupted; every file in --out is whole (the old one or the new one)", file=sys.stderr)
+        say("interrupted; every file in --out is whole (the old one or the new one)")
         sys.exit(130)
     finally:
         for folder in staging:  # left by an interrupt or an error: never a half-written report

@@ -395,5 +395,13 @@ TEST(Report, NamesAreEscapedAndChartsDoNotCollide) {
   EXPECT_EQ(int(distinct.size()), pngs) << md;
 }
 
+
+// A small stack (ulimit -s 64) is enough to read a result file: no buffer
+// of its size on the stack.
+TEST(CompareJson, ASmallStackReadsResultFiles) {
+  const auto r = run_ompref("compare " + gpp_1 + " " + gpp_2 + " >/dev/null", "ulimit -s 64;");
+  EXPECT_EQ(r.status, 0) << r.output;
+}
+
 }  // namespace
 }  // namespace ompref
