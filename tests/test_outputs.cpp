@@ -384,3 +384,45 @@ TEST(OutputTable, ColumnsStayAlignedAndTheCeilingColumnSaysWhatItIs) {
   EXPECT_NE(fp64_text.find("0.285F"), std::string::npos) << fp64_text;
   EXPECT_NE(fp64_text.find("F: a compute-bound run"), std::string::npos) << fp64_text;
 }
+
+// A full standard output: run and check write their named files whatever
+// happens to it, then exit 2 with one line; every other command that prints
+// (compare, devices, list, --version, --help) exits 2 with one line too.
+TEST(OutputCli, AFullStandardOutputLosesNoNamedFileAndIsAnErrorEverywhere) {
+  ScratchDir dir;
+  const std::string json = (dir.path / "r.json").string(), junit = (dir.path / "r.xml").string();
+  auto r = run_ompref(fmt::format("check --quiet --save none --json {} --junit {} >/dev/full", json, junit),
+                      "OMP_NUM_THREADS=2");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NO_THROW(nlohmann::json::parse(slurp(json))) << "the named JSON was written";
+  EXPECT_NE(slurp(junit).find("<testsuite"), std::string::npos) << "the named JUnit was written";
+  const std::string data = std::string(OMPREF_SOURCE_DIR) + "/tests/data/";
+  for (const std::string& command :
+       {std::string("--version"), std::string("--help"), std::string("devices"), std::string("list"),
+        std::string("run stream --help"),
+        "compare " + data + "gpp-paper-h200-1.json " + data + "gpp-paper-h200-2.json"}) {
+    r = run_ompref(command + " >/dev/full");
+    EXPECT_EQ(r.status, 2) << command << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << command << "\n" << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find("standard output"), std::string::npos) << command << "\n" << r.stderr_text;
+  }
+}
+
+// A file-size limit is a write error: exit 2 with one line, no signal, the
+// file written before it intact, no temporary file left.
+TEST(OutputCli, AFileSizeLimitIsAWriteError) {
+  ScratchDir dir;
+  const fs::path json = dir.path / "r.json";
+  std::ofstream(json) << "previous\n";
+  const auto r = run_ompref(
+      fmt::format("run stream --size tiny --reps 1 --no-ceiling --quiet --save none --variant host_simd --json {} "
+                  ">/dev/null",
+                  json.string()),
+      "ulimit -f 1;");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--json"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(slurp(json), "previous\n");
+  for (const auto& f : fs::directory_iterator(dir.path)) EXPECT_EQ(f.path(), json) << "a temporary file was left";
+}

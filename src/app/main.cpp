@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <set>
 #include <string>
@@ -204,8 +205,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
         args.budget_s = seconds;
       },
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
-                  "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
-                  "warmup); default 5, off when --reps is given; 0: off")
+                  "runs; a warm-up longer than a fifth of it is timed, and the warm-ups stop once they have taken a fifth; "
+                  "the JSON gives reps, reps_requested and warmup); default 5, off when --reps is given; 0: off")
       ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
@@ -348,13 +349,26 @@ int run_main(int argc, char** argv) {
   return run_suite(args, *run);
 }
 
+// What every command printed on standard output (a table, a list, help,
+// the version) flushed; a write that failed there (a full disk, a closed
+// pipe) is an error of the command, whatever it returned: exit 2, one line.
+int flushed_stdout(int status) {
+  const int error = standard_output_error();
+  if (error == 0) return status;
+  return report_error(fmt::format("ompref: cannot write to standard output ({})", std::strerror(error)), 2, false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // MPI ranks where the build has them (docs/mpi.md); nothing otherwise.
   RankScope ranks(argc, argv);
+  // A signal ends a command without leaving a temporary file; a file-size
+  // limit makes a write fail (reported) rather than end the command.
+  remove_pending_output_on_signals();
+  guard_standard_output();
   try {
-    return run_main(argc, argv);
+    return flushed_stdout(run_main(argc, argv));
   } catch (const UsageError& e) {
     return report_error(fmt::format("ompref: {}", e.what()), 2, dynamic_cast<const AgreedUsageError*>(&e) != nullptr);
   } catch (const std::bad_alloc&) {

@@ -40,7 +40,10 @@ volatile std::sig_atomic_t signal_received = SIGINT;
 volatile std::sig_atomic_t worker_group = 0;
 
 // The signals that end a process by default (signal(7)), the real-time ones too:
-// each ends a run as an interrupt does.
+// each ends a run as an interrupt does. SIGXFSZ only when another process
+// sends it: the kernel's, for a write beyond the file-size limit, is
+// passed over (on_file_size), so that the write fails and is reported as a
+// write error, the files written before it intact.
 const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
                               SIGXFSZ, SIGVTALRM, SIGPROF, SIGQUIT, SIGPOLL, SIGPWR,  SIGSTKFLT};
 
@@ -69,6 +72,10 @@ extern "C" void on_interrupt(int sig) {
   // Already pending or exiting: the first interrupt finishes the job.
 }
 
+extern "C" void on_file_size(int sig, siginfo_t* info, void*) {
+  if (!file_size_limit(info)) on_interrupt(sig);
+}
+
 }  // namespace
 
 void exit_130_on_interrupt() {
@@ -80,6 +87,10 @@ void exit_130_on_interrupt() {
   act.sa_flags = SA_RESTART;
   for (int sig : ending_signals) sigaction(sig, &act, nullptr);
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaction(sig, &act, nullptr);
+  act.sa_handler = nullptr;
+  act.sa_sigaction = on_file_size;
+  act.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigaction(SIGXFSZ, &act, nullptr);
 }
 
 void kill_on_interrupt(int process_group) { worker_group = process_group; }
@@ -102,6 +113,16 @@ ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
     const fs::path base = paths_.save_base;
     if (fs::exists(base, ec) && !fs::is_directory(base, ec))
       throw UsageError(fmt::format("--save {}: not a directory (accepted: a directory, or none)", paths_.save_base));
+    // The folder's name holds the host name: one that is not a file name is
+    // known now, before any work, not when the first run is kept.
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string name = host;
+    if (name.find('/') != std::string::npos)
+      throw UsageError(fmt::format("--save {}: the host name '{}' cannot be part of the results folder's name "
+                                   "<date>-<time>-<host> (accepted: a host name without '/'; or --save none, or "
+                                   "OMPREF_RESULTS=none)",
+                                   paths_.save_base, name));
     // The folder with its longest suffix (-999), and its longest temporary file.
     check_output_folder(paths_.save_base, "--save",
                         {folder_name() + "-999", temporary_name(std::string(longest_file_name))});

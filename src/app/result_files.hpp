@@ -43,7 +43,7 @@ class ResultFiles {
 };
 
 // Every signal that ends a process by default (INT, TERM, HUP, PIPE, ALRM,
-// USR1, USR2, XCPU, XFSZ, VTALRM, PROF, QUIT, POLL, PWR, STKFLT and the real-time
+// USR1, USR2, XCPU, XFSZ from another process, VTALRM, PROF, QUIT, POLL, PWR, STKFLT and the real-time
 // ones): exit 130 (INT, TERM) or 128 + the signal, leaving every finished run
 // in the results folder and no temporary file. A signal that arrives while the
 // folder's files are written takes effect once all three hold the same runs.

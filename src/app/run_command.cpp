@@ -465,7 +465,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
-  const bool table_written = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const bool table_written = standard_output_error() == 0;
   if (document_on_stdout) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);

@@ -100,7 +100,10 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   // lost in it: it is timed as the first repetition and the warm-up ends,
   // so that a slow step of a lesson does not run twice (the JSON's warmup
   // gives the untimed ones).
+  // The warm-ups together stop once they have taken a fifth of the budget:
+  // many short ones (--warmup 100000) are bounded by it too.
   int untimed = 0;
+  double warm_s = 0;
   for (int w = 0; w < settings.warmup; ++w) {
     const double seconds = run_state.repeat();
     if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
@@ -109,6 +112,8 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
       break;
     }
     ++untimed;
+    warm_s += seconds;
+    if (settings.budget_s > 0 && !all_ranks(warm_s < settings.budget_s / 5)) break;
   }
   r.warmup = untimed;
   while (int(totals.size()) < settings.reps) {
