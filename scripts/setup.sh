@@ -94,7 +94,7 @@ case "$preset" in
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
-  virtual-device) needs+=("${clang[@]}" "${tests[@]}") ;;
+  virtual-device) needs+=("${clang[@]}" "${gxx[@]}" "${tests[@]}") ;;  # g++: docs/learn.md's first example
   offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}") ;;
   gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
