@@ -6,6 +6,9 @@
 #   nvptx-jit  clang: device code kept as LLVM IR and compiled at first launch
 #   amdgcn     AMD GPUs (OMPREF_OFFLOAD_ARCH, e.g. gfx90a)
 #   spir64     Intel GPUs
+#   x86_64     clang: a virtual device on the host CPU (LLVM's host plugin), with
+#              memory of its own: a missing map or target update, or a helper
+#              without `declare target`, fails as on a GPU (docs/learn.md)
 #
 # Outputs:
 #   OMPREF_OPENMP_FLAGS   compile flags for every translation unit
@@ -14,6 +17,8 @@
 #   OMPREF_OFFLOAD_BUILD  1 when built for a device, 0 otherwise (also a macro)
 #   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro; provenance.cpp's
 #                         offload_description() adds the device-code mode and workarounds)
+#   OMPREF_VIRTUAL_DEVICE ON when target regions run on the virtual device (x86_64),
+#                         which every machine has: the builds whose tests see device memory
 #   OMPREF_DEVICE_CODE_MODE  how device code becomes the device image (a macro of the build info):
 #                         lto       the whole program's device code (and the device runtime)
 #                                   optimised together at the device link (clang -foffload-lto;
@@ -36,8 +41,8 @@
 # marked "compiled in CI" build their device code in scripts/test.sh
 # (scripts/amd_compile_check.py) but never run on such a device.
 
-set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
-set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
+set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64, x86_64")
+set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64 x86_64)
 set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang for NVIDIA offload")
 set(OMPREF_LLVM_RT "" CACHE PATH
     "clang >= 21: prefix with the NVPTX device runtime (lib/nvptx64-nvidia-cuda), omp.h and libomp.so (empty: .toolchains/llvm-<major>, built by scripts/setup.sh)")
@@ -65,6 +70,7 @@ set(OMPREF_OPENMP_FLAGS "")
 set(OMPREF_OFFLOAD_FLAGS "")
 set(OMPREF_LINK_FLAGS "")
 set(OMPREF_NEEDS_NVPTX_JIT_INIT OFF)
+set(OMPREF_VIRTUAL_DEVICE OFF)
 
 if(_id STREQUAL "GNU")
   # Debian's g++ offloads to every installed offload compiler by default:
@@ -145,6 +151,13 @@ elseif(_id STREQUAL "Clang")
       # The device link's -lompdevice.
       list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
     endif()
+  elseif(_mode STREQUAL "x86_64")
+    # The virtual device (the virtual-device preset): device code compiled for
+    # the host CPU and run by libomptarget's host plugin, on memory of its own.
+    set(OMPREF_OFFLOAD_FLAGS -fopenmp-targets=x86_64-unknown-linux-gnu)
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+    set(_arch "virtual device")
+    set(OMPREF_VIRTUAL_DEVICE ON)
   elseif(_mode STREQUAL "amdgcn")  # compiled in CI for gfx90a (clang-19, the amd-compile preset), not run; amdclang++ / AOMP untested
     # The ROCm device libraries (ocml, ockl, oclc_*): Debian's rocm-device-libs
     # where installed, else clang's own search (--rocm-path, /opt/rocm).

@@ -26,6 +26,7 @@ import argparse
 import difflib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
@@ -149,7 +150,7 @@ def table(workload, listing, data, result_name):
     prov = data["provenance"]
     sizes = sorted({r.get("size", "?") for r in runs.values()})
     devices = ", ".join(d.get("name", "?") for d in data.get("devices", [])) or "no device"
-    lines += ["", f"Measured by `{prov.get('command_line', 'ompref run all')}` on {devices} "
+    lines += ["", f"Measured by `{portable_command(prov.get('command_line', 'ompref run all'))}` on {devices} "
               f"({data.get('host', {}).get('threads', '?')} host threads), size {', '.join(sizes)}: "
               f"build {prov.get('compiler', '?')} ({data.get('offload', '?')}), commit "
               f"{prov.get('git_describe', '?')}, {prov.get('date', '?')[:10]}; the file: `{result_name}`. "
@@ -158,6 +159,19 @@ def table(workload, listing, data, result_name):
     if absent:
         lines.append(f"Not in that file (registered since): {', '.join(absent)}.")
     return "\n".join(lines)
+
+
+def portable_command(command_line):
+    """The command as a reader would type it: `ompref` for the program, and a
+    file name for each absolute path (no folder of the machine it ran on)."""
+    try:
+        words = shlex.split(command_line)
+    except ValueError:
+        words = command_line.split()
+    if not words:
+        return "ompref run all"
+    words[0] = "ompref"
+    return " ".join(shlex.quote(os.path.basename(w)) if w.startswith("/") else shlex.quote(w) for w in words)
 
 
 def rewrite(page, text_of_table):

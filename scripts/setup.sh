@@ -10,7 +10,7 @@
 #                                   compiler and llvm-19-dev (libLLVM for the clang JIT build;
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
-#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
+#                                   (host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload,
 #                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race,
 #                                   amd-compile, amd-compile-gcc;
 #                                   scripts/run-suite.sh uses it). The CUDA
@@ -95,6 +95,7 @@ case "$preset" in
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
+  virtual-device) needs+=("${clang[@]}" "${gxx[@]}" "${tests[@]}") ;;  # g++: docs/learn.md's first example
   offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}") ;;
   gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
@@ -104,7 +105,7 @@ case "$preset" in
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

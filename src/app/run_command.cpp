@@ -89,11 +89,12 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
 }
 
 // --size auto (or none): the workload's size for where its target variants
-// run, the device or the host.
+// run, the device or the host. The virtual device is the host's cores and
+// memory (its arrays are a second copy in host memory): host-sized.
 std::string size_of(const RunArgs& args, const Workload& w) {
   if (args.smallest) return w.sizes().front();
   if (!args.size.empty() && args.size != "auto") return args.size;
-  static const bool on_device = target_runs_on_device(resolve_devices(args.device).front());
+  static const bool on_device = !OMPREF_VIRTUAL_DEVICE && target_runs_on_device(resolve_devices(args.device).front());
   return on_device ? w.device_size() : w.default_size();
 }
 

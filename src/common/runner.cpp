@@ -195,7 +195,9 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   MemoryLimits limits = limits_;
   if (!on_device) limits.device_bytes = 0;
   std::unique_ptr<Instance> instance;
-  if (!candidates.empty()) instance = registry().workload(candidates.front()->workload)->make_for_ceiling(on_device, limits);
+  // The virtual device's ceiling is sized as the host's: its memory is the host's.
+  if (!candidates.empty())
+    instance = registry().workload(candidates.front()->workload)->make_for_ceiling(on_device && !OMPREF_VIRTUAL_DEVICE, limits);
   // The best phase rate (min time, as BabelStream and the CUDA ceilings report
   // it) over the candidates: which is faster depends on the compiler.
   // Warm-ups let the clocks ramp up.
