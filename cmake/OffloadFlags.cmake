@@ -34,7 +34,7 @@
 # suite spends over 12 minutes of CPU in OpenMPOpt's Attributor (unfinished
 # when stopped; docs/toolchains.md, "Device code"). OMPREF_DEVICE_STRICT_ALIASING=OFF compiles device code with
 # -fno-strict-aliasing: the workaround for the defect of
-# tests/reproducers/README.md, said so in the build's description.
+# tests/reproducers/clang22-tbaa-capture-clamp/README.md, said so in the build's description.
 #
 # Rows marked "untested" are documented from vendor manuals and have not been
 # built here; they are the starting point for a port, not a promise. Rows
