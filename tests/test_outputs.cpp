@@ -412,6 +412,10 @@ TEST(OutputCli, AFullStandardOutputLosesNoNamedFileAndIsAnErrorEverywhere) {
 // A file-size limit is a write error: exit 2 with one line, no signal, the
 // file written before it intact, no temporary file left.
 TEST(OutputCli, AFileSizeLimitIsAWriteError) {
+  // An offload build's runtime may write its device image to a temporary
+  // file as the program starts (the virtual device's plugin does): a 1 KiB
+  // limit then ends the process before any of ompref's code runs.
+  if (OMPREF_OFFLOAD_BUILD) GTEST_SKIP() << "the offload runtime writes files before main";
   ScratchDir dir;
   const fs::path json = dir.path / "r.json";
   std::ofstream(json) << "previous\n";
