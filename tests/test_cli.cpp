@@ -186,7 +186,9 @@ TEST(Cli, JsonHasEveryFieldOfTheSchema) {
   }
   // One ceiling per place the runs ran on (the host, and a device where one ran target variants).
   std::set<std::string> places;
-  for (const auto& run : j["runs"]) places.insert(run["ran_on"].get<std::string>());
+  // A target run that fell back to the host is held against the host's ceiling.
+  for (const auto& run : j["runs"])
+    places.insert(run["ran_on"] == "host (fallback)" ? std::string("host") : run["ran_on"].get<std::string>());
   ASSERT_EQ(j["ceilings"].size(), places.size());
   for (const auto& c : j["ceilings"]) {
     EXPECT_EQ(places.count(c["place"].get<std::string>()), 1u) << c["place"];
