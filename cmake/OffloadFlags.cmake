@@ -6,24 +6,54 @@
 #   nvptx-jit  clang: device code kept as LLVM IR and compiled at first launch
 #   amdgcn     AMD GPUs (OMPREF_OFFLOAD_ARCH, e.g. gfx90a)
 #   spir64     Intel GPUs
+#   x86_64     clang: a virtual device on the host CPU (LLVM's host plugin), with
+#              memory of its own: a missing map or target update, or a helper
+#              without `declare target`, fails as on a GPU (docs/learn.md)
 #
 # Outputs:
 #   OMPREF_OPENMP_FLAGS   compile flags for every translation unit
 #   OMPREF_OFFLOAD_FLAGS  extra compile flags for translation units with target regions
 #   OMPREF_LINK_FLAGS     link flags of every executable
 #   OMPREF_OFFLOAD_BUILD  1 when built for a device, 0 otherwise (also a macro)
-#   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro)
+#   OMPREF_OFFLOAD_DESC   one line naming the compiler mode (also a macro; provenance.cpp's
+#                         offload_description() adds the device-code mode and workarounds)
+#   OMPREF_VIRTUAL_DEVICE ON when target regions run on the virtual device (x86_64),
+#                         which every machine has: the builds whose tests see device memory
+#   OMPREF_DEVICE_CODE_MODE  how device code becomes the device image (a macro of the build info):
+#                         lto       the whole program's device code (and the device runtime)
+#                                   optimised together at the device link (clang -foffload-lto;
+#                                   gcc's offloading always works this way)
+#                         per-file  each file's device code compiled alone, linked by nvlink
+#                                   (clang -fno-offload-lto): runtime calls stay calls
+#                         jit       LLVM IR linked and compiled at first launch (nvptx-jit)
+#                         host      no device code
+#   OMPREF_DEVICE_WORKAROUNDS  the flags given to avoid known compiler defects (likewise)
+#
+# OMPREF_DEVICE_CODE (per-file or lto) picks clang's ahead-of-time mode;
+# per-file by default: with clang 22.1.8 the device LTO link of the whole
+# suite spends over 12 minutes of CPU in OpenMPOpt's Attributor (unfinished
+# when stopped; docs/toolchains.md, "Device code"). OMPREF_DEVICE_STRICT_ALIASING=OFF compiles device code with
+# -fno-strict-aliasing: the workaround for the defect of
+# tests/reproducers/clang22-tbaa-capture-clamp/README.md, said so in the build's description.
 #
 # Rows marked "untested" are documented from vendor manuals and have not been
 # built here; they are the starting point for a port, not a promise. Rows
 # marked "compiled in CI" build their device code in scripts/test.sh
 # (scripts/amd_compile_check.py) but never run on such a device.
 
-set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64")
-set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64)
+set(OMPREF_OFFLOAD "none" CACHE STRING "OpenMP offload mode: none, nvptx, nvptx-jit, amdgcn, spir64, x86_64")
+set_property(CACHE OMPREF_OFFLOAD PROPERTY STRINGS none nvptx nvptx-jit amdgcn spir64 x86_64)
 set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang for NVIDIA offload")
 set(OMPREF_LLVM_RT "" CACHE PATH
     "clang >= 21: prefix with the NVPTX device runtime (lib/nvptx64-nvidia-cuda), omp.h and libomp.so (empty: .toolchains/llvm-<major>, built by scripts/setup.sh)")
+
+set(OMPREF_DEVICE_CODE "per-file" CACHE STRING "clang ahead-of-time device code: per-file, or lto (whole program at the device link)")
+set_property(CACHE OMPREF_DEVICE_CODE PROPERTY STRINGS lto per-file)
+option(OMPREF_DEVICE_STRICT_ALIASING "device code may use type-based alias analysis (OFF: -fno-strict-aliasing in device code)" ON)
+if(NOT OMPREF_DEVICE_CODE MATCHES "^(lto|per-file)$")
+  message(FATAL_ERROR "ompref: OMPREF_DEVICE_CODE '${OMPREF_DEVICE_CODE}' (accepted: lto, per-file)")
+endif()
+set(OMPREF_DEVICE_WORKAROUNDS "")
 
 set(_id "${CMAKE_CXX_COMPILER_ID}")
 set(_mode "${OMPREF_OFFLOAD}")
@@ -40,6 +70,7 @@ set(OMPREF_OPENMP_FLAGS "")
 set(OMPREF_OFFLOAD_FLAGS "")
 set(OMPREF_LINK_FLAGS "")
 set(OMPREF_NEEDS_NVPTX_JIT_INIT OFF)
+set(OMPREF_VIRTUAL_DEVICE OFF)
 
 if(_id STREQUAL "GNU")
   # Debian's g++ offloads to every installed offload compiler by default:
@@ -92,9 +123,25 @@ elseif(_id STREQUAL "Clang")
     elseif(_mode STREQUAL "nvptx-jit")
       list(APPEND OMPREF_OFFLOAD_FLAGS -fopenmp-target-jit)
       set(OMPREF_NEEDS_NVPTX_JIT_INIT ON)
-    elseif(_llvm_rt)
+      set(OMPREF_DEVICE_CODE_MODE jit)
+    endif()
+    if(_mode STREQUAL "nvptx")
+      # Device LTO: the kernels, the shared arithmetic of other files and the
+      # device runtime (libompdevice's bitcode) optimised as one program, so
+      # that the runtime's team and worksharing set-up inlines and folds. Per
+      # file, each kernel calls __kmpc_target_init and the static-schedule
+      # entry points through nvlink and keeps the runtime's per-team state in
+      # shared memory (docs/toolchains.md, "Device code").
+      if(OMPREF_DEVICE_CODE STREQUAL "lto")
+        list(APPEND OMPREF_OFFLOAD_FLAGS -foffload-lto)
+      else()
+        list(APPEND OMPREF_OFFLOAD_FLAGS -fno-offload-lto)
+      endif()
+      set(OMPREF_DEVICE_CODE_MODE ${OMPREF_DEVICE_CODE})
+    endif()
+    if(_mode STREQUAL "nvptx" AND _llvm_rt)
       list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_rt}/lib/nvptx64-nvidia-cuda)
-    else()
+    elseif(_mode STREQUAL "nvptx")
       # Debian's LLVM 19 keeps the device runtime bitcode beside the host libraries.
       list(APPEND OMPREF_OFFLOAD_FLAGS --libomptarget-nvptx-bc-path=${_llvm_lib})
     endif()
@@ -104,6 +151,13 @@ elseif(_id STREQUAL "Clang")
       # The device link's -lompdevice.
       list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
     endif()
+  elseif(_mode STREQUAL "x86_64")
+    # The virtual device (the virtual-device preset): device code compiled for
+    # the host CPU and run by libomptarget's host plugin, on memory of its own.
+    set(OMPREF_OFFLOAD_FLAGS -fopenmp-targets=x86_64-unknown-linux-gnu)
+    set(OMPREF_LINK_FLAGS ${OMPREF_OFFLOAD_FLAGS})
+    set(_arch "virtual device")
+    set(OMPREF_VIRTUAL_DEVICE ON)
   elseif(_mode STREQUAL "amdgcn")  # compiled in CI for gfx90a (clang-19, the amd-compile preset), not run; amdclang++ / AOMP untested
     # The ROCm device libraries (ocml, ockl, oclc_*): Debian's rocm-device-libs
     # where installed, else clang's own search (--rocm-path, /opt/rocm).
@@ -113,6 +167,7 @@ elseif(_id STREQUAL "Clang")
       set(_rocm_bitcode /usr/lib/x86_64-linux-gnu/amdgcn/bitcode)
     endif()
     set(OMPREF_OFFLOAD_FLAGS --offload-arch=${_arch})
+    set(OMPREF_DEVICE_CODE_MODE lto)  # clang links AMDGPU device code as one program
     if(_rocm_bitcode)
       list(APPEND OMPREF_OFFLOAD_FLAGS --rocm-device-lib-path=${_rocm_bitcode})
     endif()
@@ -140,11 +195,27 @@ if(NOT _mode STREQUAL "none" AND NOT OMPREF_OFFLOAD_FLAGS AND NOT _id STREQUAL "
   message(FATAL_ERROR "ompref: offload mode '${_mode}' has no row for compiler '${_id}' in cmake/OffloadFlags.cmake")
 endif()
 
+if(_id STREQUAL "GNU" AND NOT _mode STREQUAL "none")
+  # mkoffload compiles the device code of every object from its LTO stream at link.
+  set(OMPREF_DEVICE_CODE_MODE lto)
+endif()
+if(NOT OMPREF_DEVICE_STRICT_ALIASING AND NOT _mode STREQUAL "none")
+  if(_id STREQUAL "Clang")
+    list(APPEND OMPREF_OFFLOAD_FLAGS -Xarch_device -fno-strict-aliasing)
+  else()
+    list(APPEND OMPREF_OFFLOAD_FLAGS -fno-strict-aliasing)
+  endif()
+  set(OMPREF_DEVICE_WORKAROUNDS "-fno-strict-aliasing (device code)")
+endif()
 if(_mode STREQUAL "none")
   set(OMPREF_OFFLOAD_BUILD 0)
+  set(OMPREF_DEVICE_CODE_MODE host)
   set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, no offload (target regions run on the host)")
 else()
   set(OMPREF_OFFLOAD_BUILD 1)
+  if(NOT OMPREF_DEVICE_CODE_MODE)
+    set(OMPREF_DEVICE_CODE_MODE unknown)
+  endif()
   set(OMPREF_OFFLOAD_DESC "${_id} ${CMAKE_CXX_COMPILER_VERSION}, ${_mode} ${_arch}")
 endif()
 list(APPEND OMPREF_LINK_FLAGS ${OMPREF_OPENMP_FLAGS})
@@ -162,4 +233,5 @@ if(_id STREQUAL "Clang")
     list(APPEND OMPREF_LINK_FLAGS -Wl,-rpath,${_llvm_rt}/lib)
   endif()
 endif()
-message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}")
+message(STATUS "ompref offload: ${OMPREF_OFFLOAD_DESC}, device code ${OMPREF_DEVICE_CODE_MODE} "
+               "(workarounds: ${OMPREF_DEVICE_WORKAROUNDS})")

@@ -17,8 +17,9 @@
 //   then:              OMP_TARGET_OFFLOAD=MANDATORY ./gpp_1_port [nk nb ng]
 //
 // Checks the three sums against a serial host loop: exit 0 when right, 1 when
-// wrong, 2 on bad arguments.
+// wrong, 2 on bad arguments or when OMP_TARGET_OFFLOAD=MANDATORY finds no device.
 #include <omp.h>
+#include <strings.h>
 
 #include <cmath>
 #include <cstdio>
@@ -77,6 +78,14 @@ int main(int argc, char** argv) {
       (argc == 4 && !(parse_positive(argv[1], nk) && parse_positive(argv[2], nb) && parse_positive(argv[3], ng))) ||
       long(nk) * nb > 1L << 30 || long(ng) * nk > 1L << 30) {
     std::fprintf(stderr, "usage: %s [nk nb ng], each in 1..1048576, nk*nb and ng*nk at most 2^30\n", argv[0]);
+    return 2;
+  }
+  // Under OMP_TARGET_OFFLOAD=MANDATORY a machine without a device is an error,
+  // said here in one line before any target construct (the runtime would stop
+  // the program at the first one, and some runtimes crash doing so).
+  const char* policy = std::getenv("OMP_TARGET_OFFLOAD");
+  if (policy && strcasecmp(policy, "MANDATORY") == 0 && omp_get_num_devices() == 0) {
+    std::fprintf(stderr, "%s: OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available\n", argv[0]);
     return 2;
   }
   // Inputs from a fixed pseudo-random sequence. wt has an imaginary part in [0.5, 1): no denominator is zero.

@@ -13,8 +13,10 @@
 //
 // Prints where the kernels ran, the best time of each and its bandwidth;
 // checks every element and the dot against the same recurrence replayed on
-// scalars: exit 0 when right, 1 when wrong, 2 on bad arguments.
+// scalars: exit 0 when right, 1 when wrong, 2 on bad arguments or when
+// OMP_TARGET_OFFLOAD=MANDATORY finds no device.
 #include <omp.h>
+#include <strings.h>
 
 #include <algorithm>
 #include <cmath>
@@ -63,6 +65,14 @@ int main(int argc, char** argv) {
   long n = 1 << 24, reps = 10;
   if (argc > 3 || (argc > 1 && !parse_positive(argv[1], n)) || (argc > 2 && !parse_positive(argv[2], reps))) {
     std::fprintf(stderr, "usage: %s [n] [reps], each in 1..2^30\n", argv[0]);
+    return 2;
+  }
+  // Under OMP_TARGET_OFFLOAD=MANDATORY a machine without a device is an error,
+  // said here in one line before any target construct (the runtime would stop
+  // the program at the first one, and some runtimes crash doing so).
+  const char* policy = std::getenv("OMP_TARGET_OFFLOAD");
+  if (policy && strcasecmp(policy, "MANDATORY") == 0 && omp_get_num_devices() == 0) {
+    std::fprintf(stderr, "%s: OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available\n", argv[0]);
     return 2;
   }
   std::vector<double> va(n), vb(n), vc(n);

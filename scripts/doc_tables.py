@@ -26,16 +26,18 @@ import argparse
 import difflib
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-# The measurement the pages show: `ompref run all` of the clang-22
-# ahead-of-time build (`gpu-aot`) on one H100 (command.txt and call.sh beside
-# it say how it ran). Replace it with a newer run-all result file of a GPU
+# The measurement the pages show: `ompref run all` of the default GPU build
+# (`gpu-aot-safe`: clang-22 ahead of time, per-file device code, the
+# -fno-strict-aliasing workaround) on one H200 (README.md beside it says how
+# it ran). Replace it with a newer run-all result file of a GPU
 # build to refresh every table.
-RESULT = "results/h100/suite/run-all-2727fad/run-all.json"
+RESULT = "results/h200/toolchains/verdicts-951c1bb/gpu-aot-safe-all.json"
 WORKLOADS = ("stream", "gpp", "lbm", "mesh")
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 PAIR_FOLDERS = ("src/omp_host/", "src/omp_target/")
@@ -148,7 +150,7 @@ def table(workload, listing, data, result_name):
     prov = data["provenance"]
     sizes = sorted({r.get("size", "?") for r in runs.values()})
     devices = ", ".join(d.get("name", "?") for d in data.get("devices", [])) or "no device"
-    lines += ["", f"Measured by `{prov.get('command_line', 'ompref run all')}` on {devices} "
+    lines += ["", f"Measured by `{portable_command(prov.get('command_line', 'ompref run all'))}` on {devices} "
               f"({data.get('host', {}).get('threads', '?')} host threads), size {', '.join(sizes)}: "
               f"build {prov.get('compiler', '?')} ({data.get('offload', '?')}), commit "
               f"{prov.get('git_describe', '?')}, {prov.get('date', '?')[:10]}; the file: `{result_name}`. "
@@ -157,6 +159,19 @@ def table(workload, listing, data, result_name):
     if absent:
         lines.append(f"Not in that file (registered since): {', '.join(absent)}.")
     return "\n".join(lines)
+
+
+def portable_command(command_line):
+    """The command as a reader would type it: `ompref` for the program, and a
+    file name for each absolute path (no folder of the machine it ran on)."""
+    try:
+        words = shlex.split(command_line)
+    except ValueError:
+        words = command_line.split()
+    if not words:
+        return "ompref run all"
+    words[0] = "ompref"
+    return " ".join(shlex.quote(os.path.basename(w)) if w.startswith("/") else shlex.quote(w) for w in words)
 
 
 def rewrite(page, text_of_table):

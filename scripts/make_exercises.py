@@ -10,6 +10,8 @@ when a committed exercise differs from what the solutions give now.
     make_exercises.py SOURCE_DIR            rewrite exercises/*.cpp
     make_exercises.py SOURCE_DIR --check    exit 1 (with a diff) when one is stale
     make_exercises.py SOURCE_DIR --list     one line per exercise: name solution workload variant
+    make_exercises.py SOURCE_DIR --wrong KEY OUT   write a wrong solution (WRONG) to OUT
+    make_exercises.py SOURCE_DIR --list-wrong      one line per wrong solution: key exercise verdict
 """
 import argparse
 import difflib
@@ -47,12 +49,12 @@ EXERCISES = {
     "gpp_2_udr": (
         "src/omp_target/gpp_2_udr.cpp", "gpp", "target_udr",
         "Reduce the Complex3 `acc` over all threads with the user-defined reduction `c3sum` "
-        "(declared in src/common/complex.hpp): one clause on the kernel's directive.",
+        "(declared in `src/common/gpp/complex.hpp`): one clause on the kernel's directive.",
         [
             ("  Complex3 acc = complex3_zero();\n",
              "  Complex3 acc = complex3_zero();\n"
              "  // TODO: every thread adds into acc: give the directive the reduction that combines Complex3\n"
-             "  // partial sums (`declare reduction(c3sum ...)` in common/complex.hpp)\n"),
+             "  // partial sums (`declare reduction(c3sum ...)` in src/common/gpp/complex.hpp)\n"),
             ("e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])                                   \\\n"
              "    reduction(c3sum : acc)\n",
              "e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])\n"),
@@ -78,7 +80,7 @@ EXERCISES = {
     "lbm_fused": (
         "src/omp_target/lbm_fused.cpp", "lbm", "target_fused",
         "Write calculate_fn's fused kernel: for every fluid cell, force, collision, push and bounce-back in one "
-        "pass (neighbour_indices, then fn_push_bounce of src/common/lbm_cell.hpp), launched as calculate_phi is.",
+        "pass (neighbour_indices, then fn_push_bounce of `src/common/lbm/lbm_cell.hpp`), launched as calculate_phi is.",
         [
             ("#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) \\\n"
              "    thread_limit(t.limit) dist_schedule(static, t.span) schedule(static, t.chunk) \\\n"
@@ -99,7 +101,7 @@ EXERCISES = {
              "    const long k = x + long(g.nx) * (y + long(g.ny) * z);\n"
              "    if (solid[k]) continue;\n"
              "    // TODO(2): force, collision, push and bounce-back of fluid cell k from f into out, in one pass:\n"
-             "    // its Q neighbours' indices (neighbour_indices), then fn_push_bounce (common/lbm_cell.hpp)\n"
+             "    // its Q neighbours' indices (neighbour_indices), then fn_push_bounce (src/common/lbm/lbm_cell.hpp)\n"
              "  }\n"),
         ]),
     "mesh_atomic": (
@@ -192,25 +194,191 @@ CATCHES = {
         "nothing to find"),
 }
 
+# The likely mistakes of each exercise, for scripts/exercise_check.py: name ->
+# [(key, where, pattern, message)], the first that matches names the verdict.
+# `where`: "failure" (the validation's worst value, from the run's JSON),
+# "stderr" (the offload runtime's errors) or "source" (the exercise's file,
+# read before the run: for what no run on two host cores can show). The
+# message says the mistake in a student's words. `unsolved` in VIRTUAL_DEVICE
+# below is the key an unsolved exercise must get there (a test).
+EXTENT = ("extent", "stderr", r"explicit extension not allowed",
+          "a map asks for more of an array than the runner put on the device (map exactly the extent "
+          "that is present, e.g. `a[0:n]`, not more)")
+ABSENT = ("absent", "stderr", r"required by 'present' map type modifier does not exist",
+          "a kernel asks for an array that is not on the device (`present`): map it before the kernel")
+MISTAKES = {
+    "stream": [
+        EXTENT, ABSENT,
+        ("dot_not_back", "failure", r"^dot = ",
+         "the dot's sum never came back from the device, or its threads' partial sums were not combined "
+         "(`map(tofrom: sum) reduction(+: sum)`)"),
+        ("on_host", "failure", r"^[abc]\[\d+\] = ",
+         "the loops ran on the host: the device's arrays, which the runner copies back at the end, were never "
+         "written (each loop needs `target teams distribute parallel for simd device(dev) map(alloc: ...)`)"),
+    ],
+    "gpp_2_udr": [
+        EXTENT, ABSENT,
+        ("acc_not_back", "failure", r"= 0 \(expected",
+         "the reduction variable never came back from the device (map it tofrom, or use reduction: "
+         "`reduction(c3sum: acc)` maps it both ways unless a `map(to: acc)` says otherwise)"),
+        ("race", "failure", r"^achtemp",
+         "the threads add into one `acc` at once and lose updates (combine their partial sums with "
+         "`reduction(c3sum: acc)`)"),
+    ],
+    "gpp_3_hoisted": [
+        EXTENT, ABSENT,
+        ("fac_not_written", "failure", r"= nan \(expected",
+         "fac is NaN on the device: the first kernel is missing, or ran on the host and wrote the host's fac "
+         "(it needs `target teams distribute parallel for collapse(2) device(dev)` with fac in its "
+         "`map(alloc: ...)`)"),
+    ],
+    "lbm_fused": [
+        EXTENT, ABSENT,
+        ("not_written", "failure", r"^population \d+ of cell",
+         "the next lattice holds what nobody wrote: the fused kernel's body (neighbour_indices, then "
+         "fn_push_bounce) or its directive is missing"),
+    ],
+    "mesh_atomic": [
+        ("critical", "source", r"#pragma omp critical\s*\n\s*lumped\[e\[k\]\] \+= quarter;",
+         "`critical` makes the additions right, one thread at a time in the whole kernel: on a GPU that "
+         "serialises hundreds of thousands of threads (`#pragma omp atomic update` makes only the one addition "
+         "indivisible)"),
+        ("race", "source", r"^(?!#pragma omp atomic).*\n\s*lumped\[e\[k\]\] \+= quarter;",
+         "tets that share a vertex add to the same lumped[v] at once and lose updates "
+         "(`#pragma omp atomic update` on the addition)"),
+        EXTENT, ABSENT,
+        ("race_seen", "failure", r"^lumped_atomic: ",
+         "tets that share a vertex add to the same lumped[v] at once and lose updates "
+         "(`#pragma omp atomic update` on the addition)"),
+    ],
+    "mesh_reduce_blocks": [
+        EXTENT, ABSENT,
+        ("not_sent_back", "failure", r"^reduce: .* (0|nan) \(expected",
+         "the host combined partials that never came back from the device (after the kernel: "
+         "`target update device(dev) from(part[0:6 * nb], part_index[0:nb])`)"),
+        ("race", "failure", r"^reduce: ",
+         "a block's threads update the same sums at once and lose updates (the inner `parallel for` needs "
+         "`reduction(+: vsum, qsum) reduction(min: vmin) reduction(max: vmax, qmax) reduction(minloc: qmin)`)"),
+    ],
+    "mesh_gather": [
+        EXTENT, ABSENT,
+        ("on_host", "failure", r"^lumped_scatter_gather: ",
+         "the gather ran on the host: it read the host's tmp (the scatter wrote the device's) and wrote the "
+         "host's lumped, which the runner does not copy back (offload it: `target teams distribute parallel for "
+         "device(dev) map(alloc: ...)`)"),
+    ],
+}
+
+# A hint per exercise: what to think about, not the code (the solution's diff
+# comes last in exercises/README.md).
+HINTS = {
+    "stream": "A loop runs on the device only inside a `target` construct. The arrays are already there (the "
+              "runner entered them), so each kernel only has to say they are present; and a scalar in a target "
+              "region is a private copy unless it is mapped.",
+    "gpp_2_udr": "The six sums live in one struct. OpenMP can reduce a struct once it is told how to combine two "
+                 "of them, and the gpp headers already tell it.",
+    "gpp_3_hoisted": "The factor depends on (k, n1), not on ig: compute each once, on the device, in a kernel of its "
+                     "own before the main one, where the main kernel will find it.",
+    "lbm_fused": "The fused kernel is launched like calculate_phi's, and does per cell what the three passes of the "
+                 "step before did; the shared cell arithmetic already has the one-pass function.",
+    "mesh_atomic": "Two threads that add to one double can both read the old value, and one addition is lost. "
+                   "OpenMP has a directive that makes one update indivisible, and one that lets one thread at a "
+                   "time through a whole block: only the first is cheap on a GPU.",
+    "mesh_reduce_blocks": "A team's `parallel for` needs the same reduction clauses as a host loop would (the "
+                          "minloc reduction is declared in the mesh headers); and what the host reads after a "
+                          "kernel must first come back from the device.",
+    "mesh_gather": "The scatter kernel left tmp on the device. The gather must run there too: one thread per "
+                   "vertex, each summing its ball's corners.",
+}
+
+# Each exercise's problem size in exercise_check.py (the smallest at which the
+# virtual device sees every state the tests list), and what a PASS there
+# leaves to check.
+CHECK_SIZE = {"gpp_2_udr": "small", "mesh_atomic": "small", "mesh_reduce_blocks": "small"}
+AFTER_PASS = {
+    "stream": "Left to check: the time on a GPU, against the solution's (exercises/README.md).",
+    "gpp_2_udr": "Left to check: no race (the race job), and the time on a GPU.",
+    "gpp_3_hoisted": "Left to check: the time on a GPU, against target_udr's.",
+    "lbm_fused": "Left to check: the time on a GPU, against target_shaped's.",
+    "mesh_atomic": "Left to check: no race (the race job), and the time on a GPU.",
+    "mesh_reduce_blocks": "Left to check: no race (the race job), and the time on a GPU.",
+    "mesh_gather": "Left to check: the time on a GPU, against target_lumped_atomic's.",
+}
+
+# The verdict of each unsolved exercise on the virtual device (a test:
+# exercises/CMakeLists.txt, exercise_<name>_virtual_device).
+VIRTUAL_DEVICE = {
+    "stream": "on_host",
+    "gpp_2_udr": "race",
+    "gpp_3_hoisted": "fac_not_written",
+    "lbm_fused": "not_written",
+    "mesh_atomic": "race",
+    "mesh_reduce_blocks": "not_sent_back",
+    "mesh_gather": "on_host",
+}
+
+# Wrong solutions: a solution with one plausible mistake, made at build time
+# (`--wrong KEY OUT`) and run on the virtual device, where exercise_check.py
+# must give the verdict named here (tests wrong_<key>). key -> (exercise, the
+# mistake, [(text in the solution, text in the wrong solution)], verdict).
+WRONG = {
+    "gpp_map_to_acc": (
+        "gpp_2_udr", "`map(to: acc)` beside the reduction",
+        [("    reduction(c3sum : acc)\n", "    map(to : acc) reduction(c3sum : acc)\n")],
+        "acc_not_back"),
+    "gpp_factor_on_host": (
+        "gpp_3_hoisted", "the factor loop left on the host (its directive left out)",
+        [("#pragma omp target teams distribute parallel for collapse(2) device(dev)                                   \\\n"
+          "    map(alloc : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \\\n"
+          "                e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1], fac[0:ngpown * nb])\n"
+          "  for (int k = 0; k < ngpown; ++k) {\n", "  for (int k = 0; k < ngpown; ++k) {\n")],
+        "fac_not_written"),
+    "stream_map_twice": (
+        "stream", "a map twice the array's length",
+        [("map(alloc : a[0:n], c[0:n])\n  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];",
+          "map(alloc : a[0:2 * n], c[0:n])\n  for (std::size_t i = 0; i < n; ++i) c[i] = a[i];")],
+        "extent"),
+    "mesh_critical": (
+        "mesh_atomic", "`critical` instead of `atomic`",
+        [("#pragma omp atomic update\n      lumped[e[k]] += quarter;\n",
+          "#pragma omp critical\n      lumped[e[k]] += quarter;\n")],
+        "critical"),
+}
+
+
 HEADER = """\
 // EXERCISE {name}: {solution} with the lesson cut out; `TODO` marks where it goes.
 // solution: {solution}
 // checked by: ompref run {workload} --variant {variant}
 // unsolved on the host: {host}
-// What to do, the command that checks it and what a correct answer shows: exercises/README.md.
+// check it: cmake --build --preset virtual-device --target ompref_exercise_{name} && scripts/exercise_check.py {name}
+// What to do, a hint, and what a correct answer shows: exercises/README.md.
 // Generated by scripts/make_exercises.py from the solution: edit that script, not this file.
 """
 
 
-def render(source_dir, name):
-    solution, workload, variant, _, cuts = EXERCISES[name]
-    text = (source_dir / solution).read_text()
+def apply_cuts(text, cuts, what, solution):
     for old, new in cuts:
         count = text.count(old)
         if count != 1:
-            raise SystemExit(f"make_exercises.py: {name}: a cut matches {count} times in {solution} "
+            raise SystemExit(f"make_exercises.py: {what}: a cut matches {count} times in {solution} "
                              f"(it must match once): {old.splitlines()[0]!r}")
         text = text.replace(old, new)
+    return text
+
+
+def render_wrong(source_dir, key):
+    """A solution with one mistake (WRONG): what exercise_check.py must name."""
+    exercise, mistake, cuts, _ = WRONG[key]
+    solution = EXERCISES[exercise][0]
+    text = apply_cuts((source_dir / solution).read_text(), cuts, key, solution)
+    return (f"// WRONG SOLUTION {key}: {solution} with {mistake} (scripts/make_exercises.py).\n"
+            f"// solution: {solution}\n") + text
+
+
+def render(source_dir, name):
+    solution, workload, variant, _, cuts = EXERCISES[name]
+    text = apply_cuts((source_dir / solution).read_text(), cuts, name, solution)
     host = CATCHES[name][0]
     host = f"{host[1]} at --size {host[0]}" if host else "not tested (a race seldom seen on two threads)"
     return HEADER.format(name=name, solution=solution, workload=workload, variant=variant, host=host) + text
@@ -220,19 +388,41 @@ README = "exercises/README.md"
 BEGIN, END = "<!-- exercises: begin -->", "<!-- exercises: end -->"
 
 
+def virtual_device_text(name):
+    """What the virtual device and exercise_check.py say of the unsolved exercise."""
+    key = VIRTUAL_DEVICE[name]
+    where, message = next((w, m) for k, w, _, m in MISTAKES[name] if k == key)
+    if where == "source":
+        return (f"the run passes (two host cores seldom collide), and `scripts/exercise_check.py` FAILs it on "
+                f"its source: \"{message}\"")
+    return f"validation FAIL, and `scripts/exercise_check.py` says: \"{message}\""
+
+
 def readme_block():
     """The per-exercise part of exercises/README.md."""
     out = [BEGIN + "\n", "<!-- written by scripts/make_exercises.py from its tables: edit them there -->\n"]
     for name, (solution, workload, variant, task, _) in EXERCISES.items():
         host_test, host, gpu, race = CATCHES[name]
-        out.append(f"\n### `{name}`: {solution}\n\n{task}\n\n")
-        out.append(f"- see the lesson: `diff {solution} exercises/{name}.cpp`\n")
-        out.append(f"- check it: `ompref run {workload} --variant {variant}` on a build with "
-                   f"`-DOMPREF_EXERCISE={name}` (on the host: `build-host/exercises/ompref_exercise_{name} run "
-                   f"{workload} --variant {variant}`)\n")
-        out.append(f"- left unsolved, on the host fallback: {host}\n")
+        out.append(f"\n### `{name}`: `{workload}` `{variant}`\n\n{task}\n\n")
+        out.append(f"- hint: {HINTS[name]}\n")
+        out.append(f"- edit `exercises/{name}.cpp`, then build and check it on the virtual device: "
+                   f"`cmake --build --preset virtual-device --target ompref_exercise_{name}` and "
+                   f"`scripts/exercise_check.py {name}`\n")
+        out.append(f"- left unsolved, on the virtual device: {virtual_device_text(name)}\n")
+        out.append(f"- on the host fallback (the `host` build): {host}\n")
         out.append(f"- on a GPU (`OMP_TARGET_OFFLOAD=MANDATORY`): {gpu}\n")
         out.append(f"- under the race detector: {race}\n")
+        out.append(f"- the solution, when you are done: `diff exercises/{name}.cpp {solution}`\n")
+    wrong = ["\n### Wrong solutions the tests keep\n\n",
+             "Each is a solution with one plausible mistake, made at build time and run on the virtual device "
+             "(tests `wrong_<key>`); `scripts/exercise_check.py` must name the mistake.\n\n",
+             "| wrong solution | exercise | what names it |\n|---|---|---|\n"]
+    for key, (exercise, mistake, _, verdict) in WRONG.items():
+        where, message = next((w, m) for k, w, _, m in MISTAKES[exercise] if k == verdict)
+        seen = {"source": "the source (the run passes)", "stderr": "the offload runtime's error",
+                "failure": "validation"}[where]
+        wrong.append(f"| `{key}`: {mistake} | `{exercise}` | {seen}: \"{message}\" |\n")
+    out.extend(wrong)
     out.append("\n" + END)
     return "".join(out)
 
@@ -251,6 +441,9 @@ def main():
     parser.add_argument("source_dir", type=Path)
     parser.add_argument("--check", action="store_true", help="fail when a committed exercise is stale")
     parser.add_argument("--list", action="store_true", help="print name, solution, workload, variant")
+    parser.add_argument("--list-wrong", action="store_true", help="print key, exercise, verdict of each wrong solution")
+    parser.add_argument("--virtual-device-verdict", metavar="NAME", help="print the unsolved exercise's verdict there")
+    parser.add_argument("--wrong", nargs=2, metavar=("KEY", "OUT"), help="write the wrong solution KEY to OUT")
     args = parser.parse_args()
     if not (args.source_dir / "src/omp_target").is_dir():
         print(f"make_exercises.py: {args.source_dir} is not the source tree", file=sys.stderr)
@@ -258,6 +451,26 @@ def main():
     if args.list:
         for name, (solution, workload, variant, _, _) in EXERCISES.items():
             print(name, solution, workload, variant)
+        return 0
+    if args.list_wrong:
+        for key, (exercise, _, _, verdict) in WRONG.items():
+            print(key, exercise, verdict)
+        return 0
+    if args.virtual_device_verdict:
+        if args.virtual_device_verdict not in VIRTUAL_DEVICE:
+            print(f"make_exercises.py: no exercise '{args.virtual_device_verdict}'", file=sys.stderr)
+            return 2
+        print(VIRTUAL_DEVICE[args.virtual_device_verdict])
+        return 0
+    if args.wrong:
+        key, out = args.wrong
+        if key not in WRONG:
+            print(f"make_exercises.py: no wrong solution '{key}' (known: {', '.join(WRONG)})", file=sys.stderr)
+            return 2
+        text = render_wrong(args.source_dir, key)
+        out = Path(out)
+        if not out.exists() or out.read_text() != text:  # unchanged: no rebuild
+            out.write_text(text)
         return 0
     stale = 0
     outputs = [(args.source_dir / "exercises" / f"{name}.cpp", render(args.source_dir, name)) for name in EXERCISES]

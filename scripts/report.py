@@ -40,9 +40,53 @@ BANDWIDTH_BOUND_INTENSITY = 1.0
 NOT_A_RESULT = "not a result file of `ompref run --json`"
 
 
+def say(message):
+    """One line on standard error, where it can be written (exit 2 says the rest)."""
+    try:
+        print(f"report.py: {message}", file=sys.stderr, flush=True)
+    except OSError:
+        pass
+
+
+def drop_stdout():
+    """Standard output, which failed, pointed at /dev/null: the interpreter's flush at exit then succeeds (it would
+    change the exit status to 120)."""
+    null = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(null, sys.stdout.fileno())
+    os.close(null)
+
+
 def fail(message):
-    print(f"report.py: {message}", file=sys.stderr)
+    say(message)
     sys.exit(2)
+
+
+MD_ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
+
+
+def md(text):
+    """Text from a result file (a name, a compiler, a note) as Markdown that shows it as it is: no HTML, link,
+    emphasis, code span or table cell can start in it, and a control character (a line break) is a space."""
+    out = []
+    for c in str(text):
+        if c in MD_ENTITIES:
+            out.append(MD_ENTITIES[c])
+        elif c in "\\`*[]|~":
+            out.append("\\" + c)
+        elif ord(c) < 0x20 or ord(c) == 0x7F:
+            out.append(" ")
+        else:
+            out.append(c)
+    return "".join(out)
+
+
+def code(text):
+    """Text as a code span, its | escaped for a table; as md() where it holds a backtick or a control character,
+    which a code span cannot hold, or <, > or & (shown as they are in a code span, but kept off the page)."""
+    text = str(text)
+    if any(c in "`<>&" or ord(c) < 0x20 or ord(c) == 0x7F for c in text):
+        return md(text)
+    return "`" + text.replace("|", "\\|") + "`"
 
 
 def missing_field(run):
@@ -92,9 +136,15 @@ def load_cuda(path):
     for line in reversed(lines):
         if line.strip().startswith("{"):
             try:
-                return json.loads(line)
+                found = json.loads(line)
             except ValueError:
                 break
+            # The two ceilings the page divides by: finite rates above 0.
+            for key in ("triad_GBps", "fp64_fma_TFLOPs"):
+                value = found.get(key) if isinstance(found, dict) else None
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e30:
+                    fail(f"--cuda {path}: its JSON line has no {key} above 0 (the line ceilings.cu prints)")
+            return found
     fail(f"--cuda {path}: no JSON line from ceilings.cu in it")
 
 
@@ -146,8 +196,29 @@ def header_row(label, path, doc):
     date = provenance.get("date", "not recorded")
     if provenance.get("git_describe"):
         date += f" (ompref {provenance['git_describe']})"
-    return (f"| {label} | `{path}` | {doc.get('compiler', '?')} | {doc.get('offload', '?')} | "
-            f"{host.get('cpu', '?')}, {host.get('threads', '?')} threads | {devices} | {date} |")
+    return (f"| {label} | {code(path)} | {md(doc.get('compiler', '?'))} | {md(doc.get('offload', '?'))} | "
+            f"{md(host.get('cpu', '?'))}, {md(host.get('threads', '?'))} threads | {md(devices)} | {md(date)} |")
+
+
+# What a chart can scale: times from a picosecond to 10^12 s, counts and rates up to 10^30. A result file may
+# hold more (5e-324 s, 1e308 bytes); such a run stays in the tables and is left out of the charts, which
+# divide one value by another.
+CHART_RANGE = {"time": (1e-12, 1e12), "count": (0.0, 1e30)}
+
+
+def chartable(run):
+    """Whether every value a chart computes from this run is a finite number."""
+    t = run["time_s"]
+    lo, hi = CHART_RANGE["time"]
+    for key in ("median", "min"):
+        value = t.get(key, t["median"])
+        if isinstance(value, (int, float)) and not lo <= value <= hi:
+            return False
+    for value in (run.get("bytes"), run.get("flops"), (run.get("fom") or {}).get("value"), run.get("ceiling_fraction"),
+                  run.get("fp64_fraction")):
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and not abs(value) <= CHART_RANGE["count"][1]:
+            return False
+    return True
 
 
 def groups(doc):
@@ -178,7 +249,7 @@ def params_line(runs):
     for key, value in params.items():
         text = value if isinstance(value, str) else json.dumps(value, separators=(",", ":"))
         items.append(f"{key}={text if len(text) <= 40 else text[:37] + '...'}")
-    return [f"Parameters: `{', '.join(items)}`", ""] if items else []
+    return [f"Parameters: {code(', '.join(items))}", ""] if items else []
 
 
 def run_table(runs, cuda, fp64):
@@ -190,8 +261,8 @@ def run_table(runs, cuda, fp64):
     lines = [head, sep]
     for r in runs:
         t, fom = r["time_s"], r.get("fom") or {}
-        line = (f"| {r['variant']} | {r['ran_on']} | {fmt_time(t['median'])} | {fmt_time(t.get('min'))} | "
-                f"{fmt_time(r.get('transfer_s') or None)} | {fmt_num(fom.get('value'))} {fom.get('name', '')} | "
+        line = (f"| {md(r['variant'])} | {md(r['ran_on'])} | {fmt_time(t['median'])} | {fmt_time(t.get('min'))} | "
+                f"{fmt_time(r.get('transfer_s') or None)} | {fmt_num(fom.get('value'))} {md(fom.get('name', ''))} | "
                 f"{fraction_text(r, fp64)} | {'PASS' if r['valid'] else 'FAIL'} |")
         if cuda:
             on_device = "(device" in r["ran_on"]
@@ -212,14 +283,14 @@ def phase_table(runs):
     if not names:
         return []
     lines = ["", "Timed phases, GB/s at the median time (best in brackets):", "",
-             "| variant | ran on | " + " | ".join(names) + " |", "|---|---|" + "---:|" * len(names)]
+             "| variant | ran on | " + " | ".join(md(n) for n in names) + " |", "|---|---|" + "---:|" * len(names)]
     for r in runs:
         by_name = {p.get("name"): p for p in r.get("phases") or []}
         cells = []
         for n in names:
             p = by_name.get(n)
             cells.append("-" if not p else f"{fmt_num(p.get('GBps'))} ({fmt_num(p.get('GBps_best', p.get('GBps')))})")
-        lines.append(f"| {r['variant']} | {r['ran_on']} | " + " | ".join(cells) + " |")
+        lines.append(f"| {md(r['variant'])} | {md(r['ran_on'])} | " + " | ".join(cells) + " |")
     return lines
 
 
@@ -345,7 +416,7 @@ def fraction_charts(runs, fp64, lesson, title, out_dir, name):
         pngs.append(fraction_chart(bars, basis, title, out_dir, f"{name}-{'fp64' if basis == 'fp64' else 'triad'}"))
     notes = []
     for basis in ("fp64", "triad"):
-        left = sorted({f"{r['variant']} ({r['ran_on']})" for r, b in missing if b == basis})
+        left = sorted({f"{md(r['variant'])} ({md(r['ran_on'])})" for r, b in missing if b == basis})
         what = ("no FP64 rate measured where they ran (a device's comes from the CUDA build's probe, or --cuda)"
                 if basis == "fp64" else "no stream triad measured (the runs had --no-ceiling)")
         if left and len(missing) == len(runs) and all(b == basis for _, b in missing):
@@ -406,40 +477,50 @@ def step_charts(runs, lesson, title, out_dir, name):
             twins.append(ts)
         png = step_chart(chains, twins, title, place, out_dir, f"{name}-steps-{slug(place)}")
         if png:
-            text = "; ".join(", ".join(f"{p['variant']} → {r['variant']}" for r, p in chain if p) for chain in chains)
-            refs = ", ".join(f"{t['variant']} (kernel of {partner['variant']})" for ts in twins for t, partner in ts)
-            pngs.append((png, f"Steps on {place}: {text}" + (f"; CUDA twin as a reference: {refs}" if refs else "") +
+            text = "; ".join(", ".join(f"{md(p['variant'])} → {md(r['variant'])}" for r, p in chain if p)
+                             for chain in chains)
+            refs = ", ".join(f"{md(t['variant'])} (kernel of {md(partner['variant'])})" for ts in twins
+                             for t, partner in ts)
+            pngs.append((png, f"Steps on {md(place)}: {text}" + (f"; CUDA twin as a reference: {refs}" if refs else "") +
                          "."))
     return pngs
 
 
 def file_section(i, label, doc, out_dir, cuda, lesson):
     """One file: its ceilings, and per workload a table and the charts."""
-    lines = [f"## [{i}] {label}", ""]
+    lines = [f"## [{i}] {md(label)}", ""]
     for c in doc.get("ceilings") or []:
-        lines.append(f"- ceiling on {c.get('place')}: stream triad {fmt_num(c.get('triad_GBps'))} GB/s "
-                     f"({c.get('variant', '?')}, n = {c.get('n', '?')}{'' if c.get('valid', True) else ', FAIL'})")
+        lines.append(f"- ceiling on {md(c.get('place'))}: stream triad {fmt_num(c.get('triad_GBps'))} GB/s "
+                     f"({md(c.get('variant', '?'))}, n = {md(c.get('n', '?'))}"
+                     f"{'' if c.get('valid', True) else ', FAIL'})")
     if cuda:
-        lines.append(f"- CUDA, same command (--cuda): triad {cuda.get('triad_GBps')} GB/s, "
-                     f"FP64 FMA {cuda.get('fp64_fma_TFLOPs')} TFLOP/s")
+        lines.append(f"- CUDA, same command (--cuda): triad {md(cuda.get('triad_GBps'))} GB/s, "
+                     f"FP64 FMA {md(cuda.get('fp64_fma_TFLOPs'))} TFLOP/s")
     if not doc.get("ceilings"):
         lines.append("- no ceiling measured (run with --no-ceiling): no fraction-of-ceiling chart")
     bandwidth, fp64 = bandwidth_ceilings(doc, cuda), fp64_ceilings(doc, cuda)
     for (workload, size), runs in groups(doc).items():
         name = f"{i}-{slug(workload)}-{slug(size)}"
         title = f"[{i}] {workload} {size}"
-        lines += ["", f"### {workload}, size {size}", ""] + params_line(runs) + run_table(runs, cuda, fp64)
+        lines += ["", f"### {md(workload)}, size {md(size)}", ""] + params_line(runs) + run_table(runs, cuda, fp64)
         lines += phase_table(runs)
+        beyond = [r for r in runs if not chartable(r)]
+        runs = [r for r in runs if chartable(r)]
+        if beyond:
+            lines += ["", "Not in the charts: " + ", ".join(f"{md(r['variant'])} ({md(r['ran_on'])})" for r in beyond) +
+                      ": times or counts beyond what a chart can scale (a picosecond to 10^12 s, at most 10^30)."]
+        if not runs:
+            continue
         pngs, notes = fraction_charts(runs, fp64, lesson, title, out_dir, name)
         for png in pngs:
-            lines += ["", f"![{workload} fraction of the ceiling]({png})"]
+            lines += ["", f"![{md(workload)} fraction of the ceiling]({png})"]
         if notes:
             lines += [""] + notes
         for png, text in step_charts(runs, lesson, title, out_dir, name):
-            lines += ["", f"![{workload} steps]({png})", "", text]
+            lines += ["", f"![{md(workload)} steps]({png})", "", text]
         png = roofline(runs, bandwidth, fp64, title, out_dir, f"{name}-roofline")
         if png:
-            lines += ["", f"![{workload} roofline]({png})"]
+            lines += ["", f"![{md(workload)} roofline]({png})"]
     return lines
 
 
@@ -453,7 +534,7 @@ def comparison_section(comparison, labels, out_dir):
              "parameter its figure of merit does not normalise differs, none (\"not comparable\", left out of "
              "the charts and the geometric means). Above 1, [k] is faster; the geometric mean is over the runs "
              "valid in both files.", ""]
-    lines += [f"- {note}" for note in comparison.get("notes", [])]
+    lines += [f"- {md(note)}" for note in comparison.get("notes", [])]
     if comparison.get("notes"):
         lines.append("")
     workloads = list(dict.fromkeys(r["workload"] for r in comparison["rows"]))
@@ -461,7 +542,7 @@ def comparison_section(comparison, labels, out_dir):
         rows = [r for r in comparison["rows"] if r["workload"] == w]
         head = "| variant | size | place | " + " | ".join(f"[{k + 1}] median" for k in range(files))
         head += " | " + " | ".join(f"[{k + 1}] speedup" for k in range(1, files)) + " | note |"
-        lines += [f"### {w}", "", head, "|---|---|---|" + "---:|" * (2 * files - 1) + "---|"]
+        lines += [f"### {md(w)}", "", head, "|---|---|---|" + "---:|" * (2 * files - 1) + "---|"]
         excluded = 0
         for r in rows:
             times = [fmt_time(run["median_s"]) + ("" if run["valid"] else " FAIL") if run else "-" for run in r["runs"]]
@@ -472,8 +553,8 @@ def comparison_section(comparison, labels, out_dir):
                 else:
                     cells.append("-")
                 excluded += bool(a and a["basis"] == "not_comparable")
-            lines.append(f"| {r['variant']} | {r['size']} | {r['place']} | " + " | ".join(times) + " | " +
-                         " | ".join(cells) + f" | {r['note']} |")
+            lines.append(f"| {md(r['variant'])} | {md(r['size'])} | {md(r['place'])} | " + " | ".join(times) + " | " +
+                         " | ".join(cells) + f" | {md(r['note'])} |")
         means = comparison["geomeans"].get(w, [])
         cells = []
         for g in means[1:]:
@@ -485,7 +566,7 @@ def comparison_section(comparison, labels, out_dir):
         lines.append("| " + " | ".join(["geometric mean", "", ""] + [""] * files + cells + [""]) + " |")
         png = bar_speedups(w, rows, labels, means, excluded, out_dir, f"compare-{slug(w)}")
         if png:
-            lines += ["", f"![{w} speedups]({png})"]
+            lines += ["", f"![{md(w)} speedups]({png})"]
         lines.append("")
     return lines
 
@@ -553,7 +634,11 @@ def main():
     with open(os.path.join(args.out, "index.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     charts = publish(args.out, final_out)
-    print(f"report.py: wrote {os.path.join(final_out, 'index.md')} and {charts} charts")
+    try:
+        print(f"report.py: wrote {os.path.join(final_out, 'index.md')} and {charts} charts", flush=True)
+    except OSError as e:
+        drop_stdout()
+        fail(f"wrote {os.path.join(final_out, 'index.md')}, but cannot write to standard output ({e.strerror})")
 
 
 def publish(staging, out):
@@ -579,11 +664,16 @@ if __name__ == "__main__":
         signal.signal(sig, interrupted)
     try:
         main()
+    except OSError as e:  # a write into --out that failed: a full disk, a file-size limit, a folder made read-only
+        where = f" ({e.filename})" if e.filename else ""
+        say(f"cannot write the report{where}: {e.strerror or e}; every file in --out is whole (the old one or the "
+            "new one)")
+        sys.exit(2)
     except KeyboardInterrupt:
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         for sig in (signal.SIGTERM, signal.SIGHUP):
             signal.signal(sig, signal.SIG_IGN)
-        print("\nreport.py: interrupted; every file in --out is whole (the old one or the new one)", file=sys.stderr)
+        say("interrupted; every file in --out is whole (the old one or the new one)")
         sys.exit(130)
     finally:
         for folder in staging:  # left by an interrupt or an error: never a half-written report

@@ -28,7 +28,9 @@ PALETTE = plt.get_cmap("tab10").colors
 KINDS = ("host", "target", "native")
 TEXT = 9  # points: annotations, legends, tick labels of crowded axes
 plt.rcParams.update({"font.size": 11, "axes.titlesize": 12, "axes.labelsize": 11, "xtick.labelsize": 10,
-                     "ytick.labelsize": 10, "legend.fontsize": TEXT})
+                     "ytick.labelsize": 10, "legend.fontsize": TEXT,
+                     # Names from result files are text: a "$" in one is not mathtext to parse.
+                     "text.parse_math": False})
 
 # The role of a variant in the lesson (scripts/report.py's lesson graph), its colour and legend text.
 ROLES = {"host": (PALETTE[0], "host variant"),
@@ -90,8 +92,12 @@ def readable_log_ticks(axis, lo, hi):
 
 
 def save(fig, out_dir, name):
+    """The figure as NAME.png in out_dir (a fresh folder), or NAME-2.png, NAME-3.png ... where names made of
+    different workloads, sizes or places slug to one (a.b and a-b, tiny and TINY)."""
     fig.tight_layout()
-    path = f"{name}.png"
+    path, n = f"{name}.png", 2
+    while os.path.lexists(os.path.join(out_dir, path)):
+        path, n = f"{name}-{n}.png", n + 1
     fig.savefig(os.path.join(out_dir, path), dpi=DPI)
     plt.close(fig)
     return path

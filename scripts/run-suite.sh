@@ -3,16 +3,20 @@
 # this machine has, and prints the table.
 #   scripts/run-suite.sh [--preset NAME] [--no-setup] [--] [ompref run all arguments]
 # The build (a CMake preset of CMakePresets.json, README "Builds"):
-#   NVIDIA GPU present (nvidia-smi lists one): `gpu` (clang-19, JIT NVPTX: the
-#     build that runs under the CUDA 13 driver, where the ahead-of-time
-#     `offload` images do not load and its runs fall back to the host); with
-#     the CUDA twins and ceilings where nvcc is found (OMPREF_CUDA_PATH, default
-#     /usr/local/cuda, or PATH), without them otherwise;
+#   NVIDIA GPU present (nvidia-smi lists one): `gpu-aot-safe` (clang-22, ahead
+#     of time for sm_90, device code compiled -fno-strict-aliasing: the
+#     workaround for clang 22's dropped row clamp, docs/toolchains.md; the
+#     build's provenance names it). It compiles nothing at run time (the
+#     clang-19 `gpu` build compiles the whole suite's device code at the first
+#     target region) and its device code passes `ompref check`; with the CUDA twins and
+#     ceilings where nvcc is found (OMPREF_CUDA_PATH, default /usr/local/cuda,
+#     or PATH), without them otherwise;
 #   otherwise `host` (g++), where target variants run on the host and say
 #     "host (fallback)".
 # Options (anywhere before `--`):
 #   --preset NAME   build and run the preset NAME instead (host, host-mpi, sanitize,
-#                   offload, gpu, gpu-mpi, gcc-offload; also OMPREF_PRESET=NAME).
+#                   offload, offload-22, gpu, gpu-mpi, gpu-aot, gpu-aot-safe,
+#                   gpu-aot-lto, gcc-offload; also OMPREF_PRESET=NAME).
 #                   The MPI presets run as a single rank here (docs/mpi.md for mpirun)
 #   --no-setup      do not run scripts/setup.sh (also OMPREF_SKIP_SETUP=1); otherwise it
 #                   installs what the preset needs, only what is missing (apt-get, as
@@ -41,11 +45,11 @@ while [ $# -gt 0 ]; do
 done
 if [ -z "$preset" ]; then
   preset=host
-  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then preset=gpu; fi
+  if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then preset=gpu-aot-safe; fi
 fi
 case "$preset" in
-  host|host-mpi|sanitize|offload|gpu|gpu-mpi|gcc-offload) ;;
-  *) echo "run-suite.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload)" >&2
+  host|host-mpi|sanitize|offload|offload-22|gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-lto|gcc-offload) ;;
+  *) echo "run-suite.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, offload-22, gpu, gpu-mpi, gpu-aot, gpu-aot-safe, gpu-aot-lto, gcc-offload)" >&2
      exit 2 ;;
 esac
 if [ "$setup" = 1 ]; then
@@ -53,7 +57,7 @@ if [ "$setup" = 1 ]; then
 fi
 configure=()
 case "$preset" in
-  gpu|gpu-mpi)
+  gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-lto)
     # The preset asks for the CUDA twins (OMPREF_NATIVE=cuda), which need nvcc.
     if ! command -v nvcc >/dev/null 2>&1 && [ ! -x "${OMPREF_CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then
       echo "run-suite.sh: no nvcc: building $preset without the CUDA twins (OMPREF_NATIVE=off)" >&2

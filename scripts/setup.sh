@@ -10,8 +10,9 @@
 #                                   compiler and llvm-19-dev (libLLVM for the clang JIT build;
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
-#                                   (host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload,
-#                                   offload-22, gpu-aot, race, amd-compile, amd-compile-gcc;
+#                                   (host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload,
+#                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race,
+#                                   amd-compile, amd-compile-gcc;
 #                                   scripts/run-suite.sh uses it). The CUDA
 #                                   toolkit (nvcc) of the gpu presets' native twins is not a Debian
 #                                   package: it is not checked here (without it run-suite.sh builds
@@ -94,16 +95,17 @@ case "$preset" in
   host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
   host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
   sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
+  virtual-device) needs+=("${clang[@]}" "${gxx[@]}" "${tests[@]}") ;;  # g++: docs/learn.md's first example
   offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}") ;;
   gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
   offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
-  gpu-aot)     llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
+  gpu-aot|gpu-aot-safe|gpu-aot-lto) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, race, amd-compile, amd-compile-gcc)" >&2
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

@@ -1,20 +1,28 @@
 #!/usr/bin/env bash
-# The toolchain check on one GPU machine, for every GPU build present: the
-# clang-19 `gpu` build (build-gpu/, JIT), the clang-22 `gpu-aot` build
-# (build-gpu-aot/, ahead of time) and the gcc-12 `gcc-offload` build
-# (build-gcc-offload/). For each: `ompref check` (every variant at its
-# smallest size, once) and `ompref run all` at default sizes, with
-# OMP_TARGET_OFFLOAD=MANDATORY, then the matrix of scripts/toolchain_matrix.py.
+# The toolchain check on one GPU machine, for every GPU build present, in the
+# order of BUILDS (default: gpu-aot-safe gpu-aot gpu gpu-aot-lto
+# gcc-offload): the clang-19 `gpu` build (JIT), the clang-22 `gpu-aot`
+# builds (ahead of time: device LTO, device LTO with the -fno-strict-aliasing
+# workaround, and each file's device code alone) and the gcc-12 `gcc-offload`
+# build. A build is build-<preset>/ompref, or .gpu-bin/<preset>/ompref.xz
+# (built elsewhere, xz-compressed). For each: `ompref check` (every variant
+# at its smallest size, once; clang builds with LIBOMPTARGET_INFO=16, every
+# kernel's launch logged into <build>-check.txt) and `ompref run all` at
+# default sizes, with OMP_TARGET_OFFLOAD=MANDATORY, then the matrix of
+# scripts/toolchain_matrix.py (the first build is the baseline of its speed
+# ratios). LIMIT (seconds, default 560): no build starts a command that the
+# time left cannot hold (its check and run all are each bounded by it).
 # Every output line is timed (scripts/stamp_lines.py: NAME.times.tsv);
 # timing.md lists per build and command the seconds to the first result line,
 # to the first target-variant line (device start-up, and for the JIT build
 # the first device compile) and to the end, with the exit status.
 # Run from the checkout root with the runtimes of scripts/gpu-bundle.sh in .gpu/
-# (README "On an NVIDIA GPU"); writes into $OUT (or ./toolchain-out).
+# (README "On an NVIDIA GPU"; OMPREF_GPU_BUNDLE names another folder); writes into
+# $OUT (or ./toolchain-out).
 set -uo pipefail
 out=${OUT:-toolchain-out}
 mkdir -p "$out"
-. .gpu/env.sh
+. "${OMPREF_GPU_BUNDLE:-.gpu}/env.sh"   # scripts/gpu-bundle.sh; a folder with only some runtimes serves their builds
 export OMP_TARGET_OFFLOAD=MANDATORY OMP_PROC_BIND=spread OMP_PLACES=cores OMPREF_QUIET=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-$(nproc)}
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$out/nvidia-smi.txt" 2>&1
@@ -41,15 +49,28 @@ timed() {
   return "$rc"
 }
 
+limit=${LIMIT:-560}
+left() { echo $(( limit - SECONDS )); }
 files=()
-for build in gpu:with_clang19_rt gpu-aot:with_clang22_rt gcc-offload:with_gcc12_rt; do
-  preset=${build%%:*} wrap=${build#*:}
+for preset in ${BUILDS:-gpu-aot-safe gpu-aot gpu gpu-aot-lto gcc-offload}; do
+  case $preset in
+    gpu|gpu-mpi) wrap=with_clang19_rt info=16 ;;
+    gcc-offload) wrap=with_gcc12_rt info= ;;
+    *) wrap=with_clang22_rt info=16 ;;
+  esac
   bin=build-$preset/ompref
-  [ -x "$bin" ] || { echo "$bin: not built, skipped"; continue; }
+  if [ ! -x "$bin" ] && [ -f ".gpu-bin/$preset/ompref.xz" ]; then
+    bin=/tmp/ompref-$preset
+    xz -dc ".gpu-bin/$preset/ompref.xz" > "$bin" && chmod +x "$bin"
+  fi
+  [ -x "$bin" ] || { echo "$preset: not built, skipped"; continue; }
+  [ "$(left)" -gt 30 ] || { echo "$preset: no time left, skipped" | tee -a "$out/timing.md"; continue; }
   "$wrap" "$bin" --version > "$out/$preset-version.txt" 2>&1
-  timed "$preset-check" "$wrap" "$bin" check --save none --json "$out/$preset-check.json" --junit "$out/$preset-check.xml"
+  timed "$preset-check" "$wrap" timeout -k 5 "$(left)" env ${info:+LIBOMPTARGET_INFO=$info} "$bin" check --save none \
+    --json "$out/$preset-check.json" --junit "$out/$preset-check.xml"
   echo "check exit $?" >> "$out/$preset-check.txt"
-  timed "$preset-all" "$wrap" "$bin" run all --save none --json "$out/$preset-all.json"
+  [ "$(left)" -gt 30 ] || { echo "$preset: no time left for run all" | tee -a "$out/timing.md"; continue; }
+  timed "$preset-all" "$wrap" timeout -k 5 "$(left)" "$bin" run all --save none --json "$out/$preset-all.json"
   echo "run all exit $?" >> "$out/$preset-all.txt"
   for f in "$out/$preset-check.json" "$out/$preset-all.json"; do [ -s "$f" ] && files+=("$f"); done
   tail -n 1 "$out/$preset-check.txt" "$out/$preset-all.txt"

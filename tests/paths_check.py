@@ -6,7 +6,8 @@ file (C++, CUDA, CMake, Python, shell), each path in a comment, that starts
 with one of the repository's top-level folders. Paths with placeholders
 (`<w>`, `*`, `{a,b}`, `$VAR`, `...`) are patterns, not paths, and are skipped;
 paths that a run creates are in ALLOWED with the reason. Also checks that
-DESIGN.md's layout names every folder under src/.
+DESIGN.md's layout names every folder under src/, and that no page of docs/
+names a folder of a particular machine (/tmp, /root, /home, /work, /scratch).
 
     paths_check.py SOURCE_DIR
 """
@@ -25,6 +26,8 @@ ALLOWED = {
 }
 PATH = re.compile(r"(?<![\w./-])((?:%s)/[\w./+-]*[\w/])" % "|".join(re.escape(t) for t in TOP))
 PATTERN_CHARS = set("<>*{}$[]")
+# Folders of a particular machine (a home, a scratch or work folder), not of an installation.
+MACHINE_PATH = re.compile(r"(?<![\w.-])/(?:tmp|root|home|work|scratch)/[\w./+-]*")
 SOURCE_SUFFIXES = {".cpp", ".hpp", ".cu", ".c", ".h", ".py", ".sh", ".cmake", ".txt"}
 
 
@@ -85,6 +88,12 @@ def main():
             checked += 1
             if not exists(root, path):
                 problems.append(f"{name}: `{path}` does not exist")
+    # The docs name no folder of a machine they were written or measured on.
+    for name in files:
+        if name.startswith("docs/") and name.endswith(".md") and "/" not in name[len("docs/"):]:
+            for n, line in enumerate((root / name).read_text(errors="replace").splitlines(), 1):
+                for m in MACHINE_PATH.finditer(line):
+                    problems.append(f"{name}:{n}: a machine's path `{m.group(0)}`")
     design = (root / "DESIGN.md").read_text()
     layout = design[design.find("## Layout"):]
     layout = layout[:layout.find("\n## ", 3)]

@@ -9,6 +9,9 @@
 #include <cstdlib>
 #include <filesystem>
 #include <map>
+#include <set>
+#include <utility>
+#include <vector>
 #include <fstream>
 #include <sstream>
 
@@ -271,6 +274,140 @@ TEST(Report, ComputeBoundRunsAgainstTheFp64Rate) {
     const std::string cell = fmt::format("{:.3f} F", run["fp64_fraction"].get<double>());
     EXPECT_NE(md.find(cell), std::string::npos) << run["variant"] << ": " << cell << "\n" << md;
   }
+}
+
+
+// compare --json never names one of compare's inputs, by identity: a link to
+// an input is that input.
+TEST(CompareJson, AnOutputThatIsAnInputIsRefused) {
+  ThreeBases f;
+  const std::string before = slurp(f.first);
+  const std::string link = f.dir + "/link.json";
+  std::filesystem::create_symlink(f.first, link);
+  for (const std::string& out : {f.first, link}) {
+    expect_one_line_exit_two(run_ompref("compare " + f.first + " " + f.second + " --json " + out), "--json");
+    EXPECT_EQ(slurp(f.first), before) << out;
+  }
+}
+
+TEST(CompareJson, ThresholdWithoutAPlaceIsRefused) {
+  ThreeBases f;
+  for (const char* t : {"=5", " =5", "host=5,=5"})
+    expect_one_line_exit_two(run_ompref("compare " + f.first + " " + f.second + " --threshold '" + t + "'"),
+                             "--threshold");
+}
+
+// Times at the edges of what a result file may hold: a ratio beyond a
+// double is not comparable and says so, never inf; report draws the page.
+TEST(CompareJson, ExtremeTimesGiveNoInfiniteSpeedup) {
+  const std::string dir = temp_dir("ompref_compare_extreme");
+  const json params = {{"n", 1024}, {"array_bytes", 8192}};
+  const std::string slow = write_doc(dir, "slow.json", {stream_run("host_simd", 1e308, params, "tiny"),
+                                                        stream_run("target_simd", 1.0, params, "tiny")});
+  const std::string fast = write_doc(dir, "fast.json", {stream_run("host_simd", 5e-324, params, "tiny"),
+                                                        stream_run("target_simd", 1.0, params, "tiny")});
+  for (const auto& [a, b] : {std::pair{slow, fast}, std::pair{fast, slow}}) {
+    const auto r = run_ompref("compare " + a + " " + b + " --json " + dir + "/c.json");
+    ASSERT_EQ(r.status, 0) << r.output;
+    EXPECT_EQ(r.output.find("inf"), std::string::npos) << r.output;
+    const json j = json::parse(slurp(dir + "/c.json"));
+    for (const json& row : j["rows"]) {
+      const json& against = row["against_first"][1];
+      if (row["variant"] == "host_simd") {
+        EXPECT_EQ(against["basis"], "not_comparable") << against.dump();
+        EXPECT_NE(against["why"].get<std::string>().find("range"), std::string::npos) << against.dump();
+      } else {
+        EXPECT_DOUBLE_EQ(against["speedup"].get<double>(), 1.0);
+      }
+    }
+    const std::string out = temp_dir("ompref_report_extreme");
+    const auto rep = run_ompref("report " + a + " " + b + " --out " + out);
+    if (rep.status == 2 && rep.stderr_text.find("python3-matplotlib") != std::string::npos)
+      GTEST_SKIP() << "matplotlib is not installed: " << rep.stderr_text;
+    EXPECT_EQ(rep.status, 0) << rep.output;
+    EXPECT_TRUE(std::filesystem::is_regular_file(out + "/index.md"));
+  }
+}
+
+// report replaces index.md and the charts in --out: an input that is one of
+// them (through a symbolic link, whatever its name) is refused, intact.
+TEST(Report, AnInputLinkedIntoOutIsRefused) {
+  const std::string out = temp_dir("ompref_report_linked");
+  const std::string page = out + "/index.md", chart = out + "/1-gpp-paper-fp64.png";
+  std::filesystem::copy_file(gpp_1, page);
+  std::filesystem::copy_file(gpp_2, chart);
+  const std::string dir = temp_dir("ompref_report_inputs");
+  std::filesystem::create_symlink(page, dir + "/a.json");
+  std::filesystem::create_symlink(chart, dir + "/b.json");
+  for (const char* input : {"/a.json", "/b.json"}) {
+    const auto r = run_ompref("report " + dir + input + " --out " + out);
+    expect_one_line_exit_two(r, "would replace");
+  }
+  EXPECT_EQ(slurp(page), slurp(gpp_1));
+  EXPECT_EQ(slurp(chart), slurp(gpp_2));
+}
+
+// An interpreter that exits 0 without writing the page, and a write that
+// fails (a file-size limit): exit 2 with one line, never 0 or a traceback.
+TEST(Report, NothingWrittenOrAFailedWriteIsAnError) {
+  const std::string out = temp_dir("ompref_report_nothing");
+  expect_one_line_exit_two(run_ompref("report " + gpp_1 + " --out " + out, "OMPREF_PYTHON=/bin/true"),
+                           "without writing");
+  const auto r = run_ompref("report " + gpp_1 + " --out " + out, "ulimit -f 16;");
+  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
+    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  expect_one_line_exit_two(r, "cannot write");
+  for (const auto& e : std::filesystem::directory_iterator(out))
+    EXPECT_EQ(e.path().filename().string().find(".report.tmp"), std::string::npos) << "staging left";
+}
+
+// Names from result files are text on the page (no HTML, no link), and
+// charts of names that slug alike are different files.
+TEST(Report, NamesAreEscapedAndChartsDoNotCollide) {
+  const std::string dir = temp_dir("ompref_report_names");
+  const json params = {{"n", 1024}, {"array_bytes", 8192}};
+  json runs = {stream_run("host_simd", 1.0, params, "tiny"), stream_run("host_simd", 2.0, params, "TINY"),
+               stream_run("<img src=x onerror=alert(1)>", 1.0, params, "tiny"),
+               stream_run("a](http://x)|b", 1.0, params, "tiny")};
+  for (json& r : runs) r["ceiling_fraction"] = 0.5;
+  runs[1]["workload"] = "stream";
+  const std::string file = write_doc(dir, "names.json", runs);
+  const std::string out = temp_dir("ompref_report_names_out");
+  const auto r = run_ompref("report " + file + " --out " + out);
+  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
+    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  ASSERT_EQ(r.status, 0) << r.output;
+  const std::string md = slurp(out + "/index.md");
+  EXPECT_EQ(md.find("<img"), std::string::npos) << md;
+  EXPECT_NE(md.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << md;
+  EXPECT_EQ(md.find("a](http"), std::string::npos) << md;
+  std::vector<std::string> links;
+  for (std::size_t at = 0; (at = md.find("](", at)) != std::string::npos; at += 2) {
+    const std::size_t end = md.find(')', at);
+    const std::string name = md.substr(at + 2, end - at - 2);
+    if (name.size() > 4 && name.substr(name.size() - 4) == ".png") links.push_back(name);
+  }
+  const std::set<std::string> distinct(links.begin(), links.end());
+  int pngs = 0;
+  for (const auto& e : std::filesystem::directory_iterator(out)) pngs += e.path().extension() == ".png";
+  EXPECT_GE(links.size(), 4u) << "two sizes, each with its charts\n" << md;
+  EXPECT_EQ(distinct.size(), links.size()) << "two charts under one name\n" << md;
+  EXPECT_EQ(int(distinct.size()), pngs) << md;
+}
+
+
+// A small stack (ulimit -s 64) is enough to read a result file: no buffer
+// of its size on the stack. AddressSanitizer puts redzones around every
+// frame's variables and needs about four times the stack for the same calls.
+#if defined(__SANITIZE_ADDRESS__)
+constexpr int small_stack_kib = 256;
+#else
+constexpr int small_stack_kib = 64;
+#endif
+TEST(CompareJson, ASmallStackReadsResultFiles) {
+  const auto r = run_ompref("compare " + gpp_1 + " " + gpp_2 + " >/dev/null",
+                            "ulimit -s " + std::to_string(small_stack_kib) + ";");
+  EXPECT_EQ(r.status, 0) << r.output;
 }
 
 }  // namespace

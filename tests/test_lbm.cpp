@@ -13,6 +13,7 @@
 #include <omp.h>
 
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_data.hpp"
 #include "common/usage_error.hpp"
 #include "common/io/vtk.hpp"
 #include "test_support.hpp"
@@ -66,6 +67,67 @@ TEST(Lbm, EveryVariantMatchesHostBasicAfter20StepsOfDrops) {
     EXPECT_GT(r.fom, 0) << v->name;
     EXPECT_FALSE(r.phases.empty()) << v->name;
   }
+}
+
+// target_inplace keeps one lattice in the AA pattern: after an odd step the
+// populations sit in other slots, and the run puts them back (to_standard)
+// before it returns. After odd and even step counts, with walls, periodic
+// faces and lattices two and three cells wide (where x + 1 and x - 1 are one
+// cell), its populations are host_basic's: bit for bit where the target
+// regions ran on the host (the same arithmetic in the same order), within
+// the validation's 1e-12 on a device.
+TEST(Lbm, InPlaceMatchesHostBasicAfterOddAndEvenStepCounts) {
+  struct Setup { int nx, ny, nz, steps, reps; Case kind; };
+  for (const Setup& c : {Setup{16, 16, 16, 7, 3, Case::drops}, Setup{13, 11, 9, 2, 2, Case::drops},
+                         Setup{2, 5, 3, 3, 1, Case::drops}, Setup{3, 12, 7, 1, 1, Case::drops},
+                         Setup{12, 12, 12, 5, 1, Case::droplet}}) {
+    Params p = tiny_drops();
+    p.nx = c.nx, p.ny = c.ny, p.nz = c.nz, p.steps = c.steps;
+    if (c.kind == Case::droplet) {
+      p.kind = Case::droplet;
+      p.walls_y = false;
+      p.gravity = 0;
+    }
+    const std::string what = std::to_string(c.nx) + "x" + std::to_string(c.ny) + "x" + std::to_string(c.nz) + ", " +
+                             std::to_string(c.reps) + " x " + std::to_string(c.steps) + " steps";
+    auto basic = make_instance(p, test_limits());
+    ASSERT_TRUE(run_steps(*basic, "host_basic", c.reps).check.valid) << what;
+    auto in_place = make_instance(p, test_limits());
+    RunResult r = run_steps(*in_place, "target_inplace", c.reps);
+    ASSERT_TRUE(r.check.valid) << what << ": " << r.check.detail;
+    long differing = 0;
+    double worst = 0;
+    for (long k = 0; k < basic->grid.n; ++k) {
+      if (basic->solid[k]) continue;
+      for (int i = 0; i < Q; ++i) {
+        const double a = in_place->current()[i * in_place->grid.stride + k];
+        const double b = basic->current()[i * basic->grid.stride + k];
+        differing += a != b;
+        worst = std::max(worst, std::isfinite(a) ? std::fabs(a - b) / std::fabs(b) : 1e300);
+      }
+    }
+    if (!r.on_device) {
+      EXPECT_EQ(differing, 0) << what;
+    }
+    EXPECT_LE(worst, 1e-12) << what;
+  }
+}
+
+// One lattice: target_inplace never writes the second one (reset() poisons
+// it with NaN, and it stays so), and its device data is under half of the
+// two-lattice variants'.
+TEST(Lbm, InPlaceUsesOneLatticeAndUnderHalfTheDeviceMemory) {
+  auto s = make_instance(tiny_drops(), test_limits());
+  RunResult r = run_steps(*s, "target_inplace", 2);
+  ASSERT_TRUE(r.check.valid) << r.check.detail;
+  const double* second = s->next();
+  long written = 0;
+  for (long j = 0; j < s->grid.stride * Q; ++j) written += !std::isnan(second[j]);
+  EXPECT_EQ(written, 0);
+  const double one = double(device_data_in_place(*s).bytes()), two = double(device_data(*s).bytes());
+  const double stride = double(s->grid.stride);
+  EXPECT_DOUBLE_EQ(one, stride * (Q * 8 + 8 + 1));  // the lattice, psi, the mask
+  EXPECT_LT(one, 0.5 * two);
 }
 
 // host_tiled splits each row of a tile into x-face cells, rows holding solid

@@ -118,10 +118,10 @@ TEST(NativeFraction, TargetRunsGetTheirTwinsTimeRatio) {
 }
 
 // native_fraction pairs a twin with the target runs of its kernel tag: the
-// twins of gpp and lbm are held against target_tuned, target_fused and
-// target_streamed alone.
+// twins of gpp and lbm are held against target_tuned, target_fused,
+// target_streamed and target_inplace alone.
 TEST(NativeFraction, TwinsShareTheirTargetVariantsKernelTag) {
-  const std::pair<const char*, const char*> twins[] = {{"gpp", "tuned"}, {"lbm", "fused"}, {"lbm", "streamed"}};
+  const std::pair<const char*, const char*> twins[] = {{"gpp", "tuned"}, {"lbm", "fused"}, {"lbm", "streamed"}, {"lbm", "inplace"}};
   for (const auto& [workload, tag] : twins) {
     const Variant* target = registry().variant(workload, std::string("target_") + tag);
     ASSERT_NE(target, nullptr) << workload;

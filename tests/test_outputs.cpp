@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -236,6 +237,88 @@ TEST(OutputCli, JUnitFailureCarriesTheWorstError) {
   EXPECT_NE(xml.find("a[3] = 0.5 (expected &lt;1&gt;)"), std::string::npos) << xml;
 }
 
+// A run whose process crashed or ran past the time limit (src/app/isolation.cpp).
+RunResult ended_run(FailureKind kind) {
+  RunResult r;
+  r.workload = "gpp";
+  r.variant = "target_tuned";
+  r.kind = Kind::target;
+  r.ran_on = "NVIDIA H200 (device 0)";
+  r.size = "tiny";
+  r.time_s = {0.5, 0.5, 0.5};
+  r.check.valid = false;
+  r.check.max_rel_error = INFINITY;
+  r.failure_kind = kind;
+  r.check.detail = kind == FailureKind::crash ? "killed by SIGABRT (Aborted) during the run"
+                                              : "still running after 3 s (--time-limit) during the run, killed";
+  if (kind == FailureKind::crash) r.failure_log = {"an illegal memory access was encountered", "omptarget fatal error 1: <x>"};
+  return r;
+}
+
+TEST(OutputCli, JUnitFailureCarriesItsKind) {
+  RunResult wrong;
+  wrong.workload = "stream";
+  wrong.variant = "host_simd";
+  wrong.check.max_rel_error = 0.5;
+  wrong.check.tolerance = 1e-8;
+  const std::string xml = junit_xml({ended_run(FailureKind::crash), ended_run(FailureKind::timeout), wrong});
+  EXPECT_NE(xml.find("failures=\"3\""), std::string::npos) << xml;
+  EXPECT_NE(xml.find("<failure message=\"crash: killed by SIGABRT (Aborted) during the run"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"crash\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("omptarget fatal error 1: &lt;x&gt;</failure>"), std::string::npos) << "the last lines, escaped\n"
+                                                                                      << xml;
+  EXPECT_NE(xml.find("<failure message=\"timeout: still running after 3 s"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"timeout\">"), std::string::npos) << xml;
+  EXPECT_NE(xml.find("type=\"validation\">"), std::string::npos) << xml;
+}
+
+TEST(OutputCli, JsonFailureCarriesItsKindAndReadsBack) {
+  const RunResult crash = ended_run(FailureKind::crash);
+  const nlohmann::json j = run_to_json(crash);
+  EXPECT_EQ(j["valid"], false);
+  EXPECT_EQ(j["failure"], crash.check.detail) << "the detail stays a string, as before";
+  EXPECT_EQ(j["failure_kind"], "crash");
+  EXPECT_EQ(j["failure_log"], nlohmann::json(crash.failure_log));
+  EXPECT_EQ(run_to_json(ended_run(FailureKind::timeout))["failure_kind"], "timeout");
+  RunResult valid = crash;
+  valid.check.valid = true;
+  for (const char* key : {"failure", "failure_kind", "failure_log"}) EXPECT_FALSE(run_to_json(valid).contains(key)) << key;
+  // What an isolated run's process sends: read back whole (its JSON the same).
+  RunResult back = run_from_json(j);
+  EXPECT_EQ(run_to_json(back), j);
+  EXPECT_EQ(back.failure_kind, FailureKind::crash);
+  EXPECT_TRUE(std::isinf(back.check.max_rel_error)) << "written as null, read as the worst error";
+  RunResult measured = valid;
+  measured.phases.push_back({"triad", {1e-3, 2e-3, 3e-3}, 24.0, 12.0, 24.0});
+  measured.native_fraction = 0.75;
+  measured.notes["path"] = "host";
+  measured.params = {{"n", 65536}};
+  measured.kernel = "direct";
+  measured.on_device = true;
+  nlohmann::json wire = run_to_json(measured);
+  wire["kernel"] = "direct";
+  wire["on_device"] = true;
+  back = run_from_json(wire);
+  EXPECT_EQ(run_to_json(back), run_to_json(measured));
+  EXPECT_EQ(back.kernel, "direct");
+  EXPECT_TRUE(back.on_device);
+}
+
+TEST(OutputTable, AFailSaysItsKindInTheTableAndUnderIt) {
+  RunResult wrong = ended_run(FailureKind::crash);
+  wrong.failure_kind = FailureKind::validation;
+  wrong.check.detail = "a[3] = 0.5 (expected 1)";
+  const std::string text = table_text({ended_run(FailureKind::crash), ended_run(FailureKind::timeout), wrong});
+  EXPECT_NE(text.find(" FAIL (crash)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" FAIL (timeout)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" FAIL\n"), std::string::npos) << "a wrong result's row as before\n" << text;
+  EXPECT_NE(text.find("  FAIL gpp target_tuned (NVIDIA H200 (device 0)): crash: killed by SIGABRT"), std::string::npos)
+      << text;
+  EXPECT_NE(text.find(": failed validation: max relative error inf exceeds tolerance 0: a[3] = 0.5 (expected 1)"),
+            std::string::npos)
+      << text;
+}
+
 TEST(OutputCli, ProgressLinesGoToStandardErrorOnly) {
   auto r = run_ompref("run stream --size tiny --reps 2 --no-ceiling --variant host_simd,target_simd", "OMPREF_QUIET=0");
   ASSERT_EQ(r.status, 0) << r.output;
@@ -300,4 +383,50 @@ TEST(OutputTable, ColumnsStayAlignedAndTheCeilingColumnSaysWhatItIs) {
   const std::string fp64_text = table_text(with_fp64);
   EXPECT_NE(fp64_text.find("0.285F"), std::string::npos) << fp64_text;
   EXPECT_NE(fp64_text.find("F: a compute-bound run"), std::string::npos) << fp64_text;
+}
+
+// A full standard output: run and check write their named files whatever
+// happens to it, then exit 2 with one line; every other command that prints
+// (compare, devices, list, --version, --help) exits 2 with one line too.
+TEST(OutputCli, AFullStandardOutputLosesNoNamedFileAndIsAnErrorEverywhere) {
+  ScratchDir dir;
+  const std::string json = (dir.path / "r.json").string(), junit = (dir.path / "r.xml").string();
+  auto r = run_ompref(fmt::format("check --quiet --save none --json {} --junit {} >/dev/full", json, junit),
+                      "OMP_NUM_THREADS=2");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NO_THROW(nlohmann::json::parse(slurp(json))) << "the named JSON was written";
+  EXPECT_NE(slurp(junit).find("<testsuite"), std::string::npos) << "the named JUnit was written";
+  const std::string data = std::string(OMPREF_SOURCE_DIR) + "/tests/data/";
+  for (const std::string& command :
+       {std::string("--version"), std::string("--help"), std::string("devices"), std::string("list"),
+        std::string("run stream --help"),
+        "compare " + data + "gpp-paper-h200-1.json " + data + "gpp-paper-h200-2.json"}) {
+    r = run_ompref(command + " >/dev/full");
+    EXPECT_EQ(r.status, 2) << command << "\n" << r.output;
+    EXPECT_EQ(count_lines(r.stderr_text), 1) << command << "\n" << r.stderr_text;
+    EXPECT_NE(r.stderr_text.find("standard output"), std::string::npos) << command << "\n" << r.stderr_text;
+  }
+}
+
+// A file-size limit is a write error: exit 2 with one line, no signal, the
+// file written before it intact, no temporary file left.
+TEST(OutputCli, AFileSizeLimitIsAWriteError) {
+  // An offload build's runtime may write its device image to a temporary
+  // file as the program starts (the virtual device's plugin does): a 1 KiB
+  // limit then ends the process before any of ompref's code runs.
+  if (OMPREF_OFFLOAD_BUILD) GTEST_SKIP() << "the offload runtime writes files before main";
+  ScratchDir dir;
+  const fs::path json = dir.path / "r.json";
+  std::ofstream(json) << "previous\n";
+  const auto r = run_ompref(
+      fmt::format("run stream --size tiny --reps 1 --no-ceiling --quiet --save none --variant host_simd --json {} "
+                  ">/dev/null",
+                  json.string()),
+      "ulimit -f 1;");
+  EXPECT_EQ(r.status, 2) << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find("--json"), std::string::npos) << r.stderr_text;
+  EXPECT_EQ(slurp(json), "previous\n");
+  for (const auto& f : fs::directory_iterator(dir.path)) EXPECT_EQ(f.path(), json) << "a temporary file was left";
 }

@@ -561,9 +561,15 @@ Comparison compare_runs(const ResultRun* first, const ResultRun* other) {
   if (!first || !other) return {};
   const std::vector<std::string> differ = differing_params(*first, *other);
   const bool size_differs = first->size != other->size;
+  // A ratio of two accepted values that a double cannot hold (1e308 s against
+  // 5e-324 s) is no speedup: not comparable, said so, never inf or 0.
+  const auto out_of_range = [](double ratio) { return !(ratio > 0) || !std::isfinite(ratio); };
+  const char* beyond = "not comparable: the ratio is beyond the range of a double";
   auto by_time = [&]() -> Comparison {
     if (!(first->median_s > 0) || !(other->median_s > 0)) return {Basis::time, std::nullopt, ""};
-    return {Basis::time, first->median_s / other->median_s, ""};
+    const double ratio = first->median_s / other->median_s;
+    if (out_of_range(ratio)) return {Basis::not_comparable, std::nullopt, beyond};
+    return {Basis::time, ratio, ""};
   };
   if (!size_differs && differ.empty()) return by_time();
   const RateRule* rule = rule_for(first->workload);
@@ -591,7 +597,9 @@ Comparison compare_runs(const ResultRun* first, const ResultRun* other) {
     return {Basis::not_comparable, std::nullopt,
             fmt::format("not comparable: {} and no {} figure of merit in both", differ_text(size_differs ? std::vector<std::string>{"size"} : scaled),
                         rule->fom)};
-  return {Basis::rate, other->fom_value / first->fom_value,
+  const double ratio = other->fom_value / first->fom_value;
+  if (out_of_range(ratio)) return {Basis::not_comparable, std::nullopt, beyond};
+  return {Basis::rate, ratio,
           fmt::format("by rate ({}): {}", rule->fom, differ_text(size_differs ? std::vector<std::string>{"size"} : scaled))};
 }
 
@@ -648,6 +656,8 @@ Thresholds parse_thresholds(const std::string& text) {
     if (item.empty()) throw UsageError(fmt::format("--threshold '{}': an empty item ({})", text, accepted));
     const std::size_t eq = item.find('=');
     const std::string place = eq == std::string::npos ? "" : CLI::detail::trim_copy(item.substr(0, eq));
+    if (eq != std::string::npos && place.empty())
+      throw UsageError(fmt::format("--threshold '{}': no place before '=' ({})", text, accepted));
     const std::string value = eq == std::string::npos ? item : CLI::detail::trim_copy(item.substr(eq + 1));
     std::optional<double>* slot = place.empty() ? &every : place == "host" ? &t.host : place == "device" ? &t.device : nullptr;
     if (!slot) throw UsageError(fmt::format("--threshold '{}': unknown place '{}' ({})", text, place, accepted));
@@ -886,7 +896,13 @@ int run_compare(const CompareArgs& args) {
   if (args.files.size() < 2)
     throw UsageError(fmt::format("compare: needs at least two result files, given {} (accepted: ompref compare "
                                  "A.json B.json [...] [--threshold P|host=P,device=P])", args.files.size()));
-  if (!args.json.empty()) check_output_path(args.json, "--json");
+  if (!args.json.empty()) {
+    check_output_path(args.json, "--json");
+    // Not one of the files compared (by identity: a link to one is that file).
+    std::vector<NamedPath> inputs;
+    for (const std::string& path : args.files) inputs.push_back({path, "compare"});
+    check_outputs_spare_inputs({{args.json, "--json"}}, inputs);
+  }
   std::vector<ResultFile> files;
   for (const std::string& path : args.files) files.push_back(load_result_file(path));
   const std::vector<Row> rows = match_runs(files);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <new>
 #include <set>
 #include <string>
@@ -115,7 +116,7 @@ void require_devices(int wanted) {
   }
   if (usable >= wanted) return;
   const std::string why = !fell_back.empty() ? fmt::format("; {} fell back to the host", fmt::join(fell_back, ", "))
-                          : devices.empty()  ? fmt::format(" (this build: {})", OMPREF_OFFLOAD_DESC)
+                          : devices.empty()  ? fmt::format(" (this build: {})", offload_description())
                                              : std::string();
   throw UsageError(fmt::format("devices --require {}: {} usable offload device{}{}", wanted, usable,
                                usable == 1 ? "" : "s", why));
@@ -127,8 +128,8 @@ void list_devices() {
              h.cores, h.threads, gib(h.memory_bytes));
   auto devices = offload_devices();
   fmt::print("machine:\n{}", machine_record_text(machine_record()));
-  fmt::print("build: {}{}\n", OMPREF_OFFLOAD_DESC, OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
-  if (devices.empty()) fmt::print("no offload devices (this build: {})\n", OMPREF_OFFLOAD_DESC);
+  fmt::print("build: {}{}\n", offload_description(), OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
+  if (devices.empty()) fmt::print("no offload devices (this build: {})\n", offload_description());
   for (const DeviceInfo& d : devices)
     fmt::print("device {}: {}, {:.1f} GiB memory\n", d.id, d.name, gib(d.memory_bytes));
 }
@@ -206,11 +207,12 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
         args.budget_s = seconds;
       },
                   "seconds: a run starts no further timed repetition once this would be exceeded (at least one "
-                  "runs; a warm-up longer than a fifth of it is timed; the JSON gives reps, reps_requested and "
-                  "warmup); default 5, off when --reps is given; 0: off")
+                  "runs; a warm-up longer than a fifth of it is timed, and the warm-ups stop once they have taken a fifth; "
+                  "the JSON gives reps, reps_requested and warmup); default 5, off when --reps is given; 0: off")
       ->type_name("FLOAT");
   run->add_flag("--no-ceiling", args.no_ceiling, "skip the bandwidth ceiling measurement");
   add_output_options(*run, args);
+  add_isolation_options(*run, args, false);
   for (Workload* w : registry().workloads()) w->add_options(*run->add_option_group(w->name() + " options"));
   focus_help(argc, argv, *run);
   return run;
@@ -233,6 +235,7 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
   check->add_option("--feature", check_args.feature,
                     "only the variants that use this OpenMP feature (ompref list --features names them)");
   add_output_options(*check, check_args);
+  add_isolation_options(*check, check_args, true);
   return check;
 }
 
@@ -275,6 +278,7 @@ int run_main(int argc, char** argv) {
                    "exit 2 (one line) unless at least N offload devices run target regions (not the host fallback)")
       ->check(CLI::Range(1, 1 << 20));
   RunArgs args, check_args;
+  for (int i = 1; i < argc; ++i) args.arguments.push_back(argv[i]);  // for isolated runs' processes
   CLI::App* run = add_run_command(app, args, argc, argv);
   CLI::App* check = add_check_command(app, args, check_args);
 
@@ -347,13 +351,26 @@ int run_main(int argc, char** argv) {
   return run_suite(args, *run);
 }
 
+// What every command printed on standard output (a table, a list, help,
+// the version) flushed; a write that failed there (a full disk, a closed
+// pipe) is an error of the command, whatever it returned: exit 2, one line.
+int flushed_stdout(int status) {
+  const int error = standard_output_error();
+  if (error == 0) return status;
+  return report_error(fmt::format("ompref: cannot write to standard output ({})", std::strerror(error)), 2, false);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   // MPI ranks where the build has them (docs/mpi.md); nothing otherwise.
   RankScope ranks(argc, argv);
+  // A signal ends a command without leaving a temporary file; a file-size
+  // limit makes a write fail (reported) rather than end the command.
+  remove_pending_output_on_signals();
+  guard_standard_output();
   try {
-    return run_main(argc, argv);
+    return flushed_stdout(run_main(argc, argv));
   } catch (const UsageError& e) {
     return report_error(fmt::format("ompref: {}", e.what()), 2, dynamic_cast<const AgreedUsageError*>(&e) != nullptr);
   } catch (const std::bad_alloc&) {

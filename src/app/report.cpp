@@ -113,6 +113,45 @@ int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, bool forwar
 
 bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
 
+// A file's identity: its device and inode (symbolic links followed, or not).
+struct Identity {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  bool exists = false;
+  bool operator==(const Identity& o) const { return exists && o.exists && dev == o.dev && ino == o.ino; }
+};
+Identity identity(const fs::path& p, bool follow) {
+  struct stat st {};
+  if ((follow ? stat(p.c_str(), &st) : lstat(p.c_str(), &st)) != 0) return {};
+  return {st.st_dev, st.st_ino, true};
+}
+
+// Whether report.py replaces this name in --out: the page and its charts.
+bool written_name(const fs::path& name) { return name.filename() == "index.md" || name.extension() == ".png"; }
+
+// No input is a file that the report replaces in --out, by identity: an
+// input reached through a symbolic link (or a hard link) to one of them
+// would be replaced, whatever it is called.
+void check_inputs_not_replaced(const std::vector<std::string>& inputs, const std::string& out) {
+  std::error_code ec;
+  for (const std::string& input : inputs) {
+    const fs::path p = input;
+    if (written_name(p) && fs::equivalent(p.parent_path().empty() ? fs::path(".") : p.parent_path(), out, ec))
+      throw UsageError(fmt::format("report: --out {} would overwrite {}, an input (accepted: another --out)", out,
+                                   input));
+  }
+  if (!fs::is_directory(out, ec)) return;
+  for (const fs::directory_entry& entry : fs::directory_iterator(out, ec)) {
+    if (!written_name(entry.path())) continue;
+    const Identity replaced = identity(entry.path(), false);  // the name itself is replaced, not what it links to
+    for (const std::string& input : inputs)
+      if (identity(input, true) == replaced)
+        throw UsageError(fmt::format("report: --out {} would replace {}, which is the input {} (accepted: another "
+                                     "--out, or a copy of the input)",
+                                     out, entry.path().string(), input));
+  }
+}
+
 // The interpreters to try: $OMPREF_PYTHON alone when set; else python3 from PATH,
 // then Debian's /usr/bin/python3 (python3-matplotlib installs for that one; a
 // python3 earlier in PATH, from pyenv or a virtual environment, may lack it).
@@ -171,13 +210,7 @@ int run_report(const ReportArgs& args) {
   check_output_folder(args.out, "report: --out", {".report.tmp.XXXXXXXX", "index.md"});
   std::vector<std::string> inputs = args.files;
   if (!args.cuda.empty()) inputs.push_back(args.cuda);
-  for (const std::string& input : inputs) {
-    const fs::path p = input;
-    const bool written_name = p.filename() == "index.md" || p.extension() == ".png";
-    if (written_name && fs::equivalent(p.parent_path().empty() ? fs::path(".") : p.parent_path(), args.out, ec))
-      throw UsageError(fmt::format("report: --out {} would overwrite {}, an input (accepted: another --out)", args.out,
-                                   input));
-  }
+  check_inputs_not_replaced(inputs, args.out);
   if (!args.cuda.empty()) check_readable_file(args.cuda, "report: --cuda");
   const std::string script = find_report_script();
   std::vector<std::string> argv = {python_with_matplotlib(), script};
@@ -190,8 +223,15 @@ int run_report(const ReportArgs& args) {
   if (self_ec) throw UsageError("report: cannot find this program's own path (/proc/self/exe)");
   argv.insert(argv.end(), {"--ompref", self.string()});
   if (!args.cuda.empty()) argv.insert(argv.end(), {"--cuda", args.cuda});
+  // The page before: an interpreter that exits 0 has written a new one (report.py renames it into place).
+  const fs::path page = fs::path(args.out) / "index.md";
+  const Identity before = identity(page, false);
   const int status = spawn_and_wait(argv, false, true);
   if (status < 0) throw UsageError(fmt::format("report: cannot start {}", argv[0]));
+  const Identity after = identity(page, false);
+  if (status == 0 && (!after.exists || after == before || !fs::is_regular_file(fs::symlink_status(page, ec))))
+    throw UsageError(fmt::format("report: {} exited 0 without writing {} (is {} Python running {}?)", argv[0],
+                                 page.string(), argv[0], script));
   return status;
 }
 

@@ -36,13 +36,19 @@ constexpr const char* folder_files[] = {"results.json", "results.csv", "table.tx
 constexpr const char* longest_file_name = "results.json";  // a results folder is planned (not --save none)
 
 volatile std::sig_atomic_t signal_received = SIGINT;
+// The process group of an isolated run's process under way (0: none), ended with this one.
+volatile std::sig_atomic_t worker_group = 0;
 
 // The signals that end a process by default (signal(7)), the real-time ones too:
-// each ends a run as an interrupt does.
+// each ends a run as an interrupt does. SIGXFSZ only when another process
+// sends it: the kernel's, for a write beyond the file-size limit, is
+// passed over (on_file_size), so that the write fails and is reported as a
+// write error, the files written before it intact.
 const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU,
                               SIGXFSZ, SIGVTALRM, SIGPROF, SIGQUIT, SIGPOLL, SIGPWR,  SIGSTKFLT};
 
 [[noreturn]] void exit_interrupted() noexcept {
+  if (worker_group > 0) kill(-pid_t(worker_group), SIGKILL);
   remove_pending_output();
   static const char kept[] = "\nompref: interrupted; every finished run is in the results folder\n";
   static const char plain[] = "\nompref: interrupted\n";
@@ -66,6 +72,10 @@ extern "C" void on_interrupt(int sig) {
   // Already pending or exiting: the first interrupt finishes the job.
 }
 
+extern "C" void on_file_size(int sig, siginfo_t* info, void*) {
+  if (!file_size_limit(info)) on_interrupt(sig);
+}
+
 }  // namespace
 
 void exit_130_on_interrupt() {
@@ -77,7 +87,13 @@ void exit_130_on_interrupt() {
   act.sa_flags = SA_RESTART;
   for (int sig : ending_signals) sigaction(sig, &act, nullptr);
   for (int sig = SIGRTMIN; sig <= SIGRTMAX; ++sig) sigaction(sig, &act, nullptr);
+  act.sa_handler = nullptr;
+  act.sa_sigaction = on_file_size;
+  act.sa_flags = SA_RESTART | SA_SIGINFO;
+  sigaction(SIGXFSZ, &act, nullptr);
 }
+
+void kill_on_interrupt(int process_group) { worker_group = process_group; }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
   const std::pair<const std::string*, const char*> named[] = {
@@ -97,6 +113,16 @@ ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
     const fs::path base = paths_.save_base;
     if (fs::exists(base, ec) && !fs::is_directory(base, ec))
       throw UsageError(fmt::format("--save {}: not a directory (accepted: a directory, or none)", paths_.save_base));
+    // The folder's name holds the host name: one that is not a file name is
+    // known now, before any work, not when the first run is kept.
+    char host[256] = {};
+    gethostname(host, sizeof host - 1);
+    const std::string name = host;
+    if (name.find('/') != std::string::npos)
+      throw UsageError(fmt::format("--save {}: the host name '{}' cannot be part of the results folder's name "
+                                   "<date>-<time>-<host> (accepted: a host name without '/'; or --save none, or "
+                                   "OMPREF_RESULTS=none)",
+                                   paths_.save_base, name));
     // The folder with its longest suffix (-999), and its longest temporary file.
     check_output_folder(paths_.save_base, "--save",
                         {folder_name() + "-999", temporary_name(std::string(longest_file_name))});
@@ -223,13 +249,15 @@ std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<Left
                          xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
                          r.check.tolerance, xml_escaped(r.check.reference));
     } else {
-      const Variant* v = registry().variant(r.workload, r.variant);
-      const std::string features =
-          v && !v->features.empty() ? fmt::format("; it uses: {}", fmt::join(v->features, ", ")) : "";
-      out += fmt::format(">\n      <failure message=\"max relative error {:.3g} exceeds tolerance {:.3g}{}\" "
-                         "type=\"validation\">{} (reference: {}){}</failure>\n    </testcase>\n",
-                         r.check.max_rel_error, r.check.tolerance, xml_escaped(features), xml_escaped(r.check.detail),
-                         xml_escaped(r.check.reference), xml_escaped(features));
+      // The message is failure_message's (results.hpp); the body says what
+      // was compared, or the process's last lines on standard error.
+      std::string body = r.failure_kind == FailureKind::validation
+                             ? fmt::format("{} (reference: {})", r.check.detail, r.check.reference)
+                             : r.check.detail;
+      if (!r.failure_log.empty())
+        body += fmt::format("\nits last lines on standard error:\n{}", fmt::join(r.failure_log, "\n"));
+      out += fmt::format(">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
+                         xml_escaped(failure_message(r)), failure_kind_name(r.failure_kind), xml_escaped(body));
     }
   }
   for (const LeftOut& v : left_out) {

@@ -43,11 +43,14 @@ class ResultFiles {
 };
 
 // Every signal that ends a process by default (INT, TERM, HUP, PIPE, ALRM,
-// USR1, USR2, XCPU, XFSZ, VTALRM, PROF, QUIT, POLL, PWR, STKFLT and the real-time
+// USR1, USR2, XCPU, XFSZ from another process, VTALRM, PROF, QUIT, POLL, PWR, STKFLT and the real-time
 // ones): exit 130 (INT, TERM) or 128 + the signal, leaving every finished run
 // in the results folder and no temporary file. A signal that arrives while the
 // folder's files are written takes effect once all three hold the same runs.
 void exit_130_on_interrupt();
+// The process group such an interrupt also ends (an isolated run's process,
+// src/app/isolation.hpp); 0: none.
+void kill_on_interrupt(int process_group);
 
 std::string table_text(const std::vector<RunResult>& runs);
 // JUnit XML: one test case per run; a failure carries the worst error, the

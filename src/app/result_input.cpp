@@ -7,6 +7,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -38,9 +40,9 @@ std::string read_bounded(const std::string& path) {
   }
   // Read to the end, but never past the limit (a file of /proc says size 0).
   std::string text;
-  char buffer[1 << 16];
+  std::vector<char> buffer(std::size_t(1) << 16);  // on the heap: a 64 KiB stack (ulimit -s 64) holds no 64 KiB array
   for (;;) {
-    const ssize_t n = read(fd, buffer, sizeof buffer);
+    const ssize_t n = read(fd, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
     if (n < 0) {
       const int error = errno;
@@ -48,7 +50,7 @@ std::string read_bounded(const std::string& path) {
       throw UsageError(fmt::format("{}: cannot read this file ({})", path, std::strerror(error)));
     }
     if (n == 0) break;
-    text.append(buffer, std::size_t(n));
+    text.append(buffer.data(), std::size_t(n));
     if (text.size() > max_result_file_bytes) {
       close(fd);
       throw UsageError(fmt::format("{}: more than {} MiB, more than a result file holds", path,

@@ -17,6 +17,7 @@
 #include <fmt/ranges.h>
 #include <omp.h>
 
+#include "app/isolation.hpp"
 #include "app/progress.hpp"
 #include "app/rank_results.hpp"
 #include "app/result_files.hpp"
@@ -63,6 +64,13 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
                                    run_command.get_name()));
   for (const std::string& v : args.variants)
     if (v.empty()) throw UsageError("--variant: empty value (accepted: V[,V...] or all)");
+  if (isolation_from_name(args.isolate) != Isolation::off && !isolation_supported())
+    throw UsageError(fmt::format("--isolate {}: an MPI build runs its variants in the ranks mpirun started "
+                                 "(accepted: off)",
+                                 args.isolate));
+  if (isolation_from_name(args.isolate) == Isolation::off && run_command.get_option_no_throw("--time-limit") &&
+      run_command.count("--time-limit") > 0)
+    throw UsageError("--time-limit: a run in this process has none (accepted with --isolate process or resume)");
   if (!args.feature.empty()) {
     const std::vector<std::string>& known = openmp_features();
     if (std::find(known.begin(), known.end(), args.feature) == known.end())
@@ -82,11 +90,12 @@ void check_options(const RunArgs& args, CLI::App& run_command) {
 }
 
 // --size auto (or none): the workload's size for where its target variants
-// run, the device or the host.
+// run, the device or the host. The virtual device is the host's cores and
+// memory (its arrays are a second copy in host memory): host-sized.
 std::string size_of(const RunArgs& args, const Workload& w) {
   if (args.smallest) return w.sizes().front();
   if (!args.size.empty() && args.size != "auto") return args.size;
-  static const bool on_device = target_runs_on_device(resolve_devices(args.device).front());
+  static const bool on_device = !OMPREF_VIRTUAL_DEVICE && target_runs_on_device(resolve_devices(args.device).front());
   return on_device ? w.device_size() : w.default_size();
 }
 
@@ -162,41 +171,92 @@ void print_header(const HostInfo& host) {
 }
 
 // Every chosen variant of every planned workload, on every place it runs
-// on; the results folder is rewritten after every run.
-std::vector<RunResult> run_plan(const Plan& plan, const RunArgs& args, const MemoryLimits& limits,
-                                const std::vector<int>& devices, Ceilings& ceilings, Progress& progress,
-                                ResultFiles& files) {
+// on, in the order they run.
+std::vector<PlannedRun> planned_runs(const Plan& plan, const RunArgs& args, const std::vector<int>& devices) {
+  std::vector<PlannedRun> runs;
+  for (std::size_t wi = 0; wi < plan.size(); ++wi) {
+    const auto& [w, chosen] = plan[wi];
+    const std::string size = size_of(args, *w);
+    for (std::size_t vi = 0; vi < chosen.size(); ++vi)
+      for (int d : chosen[vi]->kind == Kind::host ? std::vector<int>{-1} : devices)
+        runs.push_back({w, chosen[vi], d, size, int(wi), int(plan.size()), int(vi), int(chosen.size())});
+  }
+  return runs;
+}
+
+// What follows every finished run, in this process or isolated: its ceiling,
+// the ranks' aggregate, its phase lines, its FAIL line, the results folder
+// rewritten.
+void record_run(RunResult r, const Variant& v, Ceilings& ceilings, Progress& progress, ResultFiles& files,
+                std::vector<RunResult>& runs) {
+  if (r.check.valid || r.failure_kind == FailureKind::validation) ceilings.apply(r);  // a crash has no rate
+  combine_ranks(r, v);  // MPI ranks: rank 0 holds the aggregate (docs/mpi.md)
+  progress.clear();
+  print_phase_table(r, stdout);
+  if (!r.check.valid) fmt::print(stderr, "ompref: FAIL {} {}: {}\n", r.workload, r.variant, failure_message(r));
+  runs.push_back(std::move(r));
+  set_native_fractions(runs);  // target runs against their native twin, once it has run
+  std::fflush(stdout);
+  files.save_progress(runs, ceilings.to_json());
+}
+
+void note_preparing(Progress& progress, const PlannedRun& p) {
+  progress.note(fmt::format("{} {}/{}: preparing the {} problem", p.workload->name(), p.workload_index + 1,
+                            p.workloads, p.size));
+}
+
+void start_progress(Progress& progress, const PlannedRun& p) {
+  progress.start_run(p.workload->name(), p.workload_index, p.workloads, p.variant->name, p.variant_index, p.variants);
+}
+
+// The runs in this process; the results folder is rewritten after every run.
+std::vector<RunResult> run_plan(const std::vector<PlannedRun>& planned, const RunArgs& args,
+                                const MemoryLimits& limits, const std::vector<int>& devices, Ceilings& ceilings,
+                                Progress& progress, ResultFiles& files) {
   std::vector<RunResult> runs;
   RunSettings settings{args.reps, args.warmup, args.budget_s,
                        [&](int done, int total) { progress.repetition(done, total); },
                        [&] { progress.validating(); }};
-  for (std::size_t wi = 0; wi < plan.size(); ++wi) {
-    const auto& [w, chosen] = plan[wi];
-    const std::string size = size_of(args, *w);
-    std::unique_ptr<Instance> instance;
-    progress.note(fmt::format("{} {}/{}: preparing the {} problem", w->name(), wi + 1, plan.size(), size));
-    agree([&] { instance = w->make(size, limits); });  // MPI ranks: one refused, all leave
-    for (std::size_t vi = 0; vi < chosen.size(); ++vi) {
-      const Variant* v = chosen[vi];
-      std::vector<int> places = v->kind == Kind::host ? std::vector<int>{-1} : devices;
-      for (int d : places) {
-        progress.start_run(w->name(), int(wi), int(plan.size()), v->name, int(vi), int(chosen.size()));
-        RunResult r = run_variant(*v, *instance, size, settings, d, devices);
-        progress.finish_run();
-        ceilings.apply(r);
-        combine_ranks(r, *v);  // MPI ranks: rank 0 holds the aggregate (docs/mpi.md)
-        progress.clear();
-        print_phase_table(r, stdout);
-        if (!r.check.valid)
-          fmt::print(stderr, "ompref: {} {} failed validation: {}{}\n", r.workload, r.variant, r.check.detail,
-                     v->features.empty() ? "" : fmt::format(" (it uses: {})", fmt::join(v->features, ", ")));
-        runs.push_back(std::move(r));
-        set_native_fractions(runs);  // target runs against their native twin, once it has run
-        std::fflush(stdout);
-        files.save_progress(runs, ceilings.to_json());
-      }
+  std::unique_ptr<Instance> instance;
+  const Workload* prepared = nullptr;
+  for (const PlannedRun& p : planned) {
+    if (p.workload != prepared) {
+      instance.reset();  // the last workload's memory, freed first
+      note_preparing(progress, p);
+      agree([&] { instance = p.workload->make(p.size, limits); });  // MPI ranks: one refused, all leave
+      prepared = p.workload;
     }
+    start_progress(progress, p);
+    RunResult r = run_variant(*p.variant, *instance, p.size, settings, p.device, devices);
+    progress.finish_run();
+    record_run(std::move(r), *p.variant, ceilings, progress, files, runs);
   }
+  progress.clear();
+  return runs;
+}
+
+// The runs in processes of their own (app/isolation.hpp), recorded as they finish.
+std::vector<RunResult> run_plan_isolated(const std::vector<PlannedRun>& planned, const RunArgs& args,
+                                         const std::string& plan_text, Ceilings& ceilings, Progress& progress,
+                                         ResultFiles& files) {
+  std::vector<RunResult> runs;
+  IsolationSettings settings;
+  settings.mode = isolation_from_name(args.isolate);
+  settings.time_limit_s = args.time_limit_s;
+  settings.arguments = args.arguments;
+  settings.plan_digest = plan_digest(plan_text);
+  settings.reps_requested = args.reps;
+  IsolationEvents events;
+  events.preparing = [&](std::size_t i) { note_preparing(progress, planned[i]); };
+  events.started = [&](std::size_t i) { start_progress(progress, planned[i]); };
+  events.repetition = [&](int done, int total) { progress.repetition(done, total); };
+  events.validating = [&] { progress.validating(); };
+  events.finished = [&](std::size_t i, RunResult r) {
+    progress.finish_run();
+    record_run(std::move(r), *planned[i].variant, ceilings, progress, files, runs);
+  };
+  events.before_output = [&] { progress.clear(); };
+  run_isolated(planned, settings, events);
   progress.clear();
   return runs;
 }
@@ -282,7 +342,8 @@ void check_standard_streams() {
   }
 }
 
-Setup prepare(const RunArgs& args, CLI::App& command) {
+// worker: a parent's worker, which writes no file and repeats no note.
+Setup prepare(const RunArgs& args, CLI::App& command, bool worker = false) {
   Setup s;
   check_standard_streams();
   check_options(args, command);
@@ -291,8 +352,8 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
     apply_device_wait(args.device_wait == "spin" ? DeviceWait::spin : DeviceWait::runtime);
   // The first target region (--size auto asks where target variants run)
   // may compile the device code: it says so while no progress line exists.
-  set_device_start_notes(!args.quiet);
-  s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
+  set_device_start_notes(!args.quiet && !worker);
+  if (!worker) s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
   s.plan = make_plan(args);
   s.devices = resolve_devices(args.device);
   // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
@@ -315,27 +376,69 @@ Setup prepare(const RunArgs& args, CLI::App& command) {
     s.planned_bytes = asked > 0 && s.planned_bytes >= 0 ? std::max(s.planned_bytes, asked) : -1;
   }
   s.planned_bytes = std::max(s.planned_bytes, 0.0);
-  note_idle_options(s.plan, command);
-  s.files->open_folder();
+  if (!worker) {
+    note_idle_options(s.plan, command);
+    s.files->open_folder();
+  }
   set_device_start_notes(false);
   return s;
+}
+
+// The plan as text: every rank's and every worker's must be the same.
+std::string plan_text_of(const Setup& setup, const RunArgs& args) {
+  std::string text = fmt::format("devices {}, reps {}, warmup {}, budget {}, ceiling {}\n", setup.devices.size(),
+                                 args.reps, args.warmup, args.budget_s, !args.no_ceiling);
+  for (const auto& [w, chosen] : setup.plan) {
+    text += fmt::format("{} {}:", w->name(), size_of(args, *w));
+    for (const Variant* v : chosen) text += " " + v->name;
+    text += "\n";
+  }
+  return text;
+}
+
+// A parent's worker (--isolated-worker): its runs, each event sent to the
+// parent as it happens; nothing printed on standard output.
+int run_worker(const RunArgs& args, CLI::App& command) {
+  const WorkerOrder order = parse_worker_order(args.worker_order);
+  end_with_parent();
+  const Setup setup = prepare(args, command, true);
+  const std::vector<PlannedRun> planned = planned_runs(setup.plan, args, setup.devices);
+  if (plan_digest(plan_text_of(setup, args)) != order.digest || order.first + order.count > planned.size())
+    throw UsageError("a process of this command planned other runs than its parent (the devices or the input files "
+                     "changed meanwhile?)");
+  ParentChannel parent(order.fd);
+  RunSettings settings{args.reps, args.warmup, args.budget_s,
+                       [&](int done, int total) { parent.repetition(done, total); }, [&] { parent.validating(); }};
+  std::unique_ptr<Instance> instance;
+  const Workload* prepared = nullptr;
+  for (std::size_t i = order.first; i < order.first + order.count; ++i) {
+    const PlannedRun& p = planned[i];
+    if (p.workload != prepared) {
+      parent.preparing(i);
+      instance.reset();
+      instance = p.workload->make(p.size, setup.limits);
+      prepared = p.workload;
+    }
+    // Where it runs, asked first: the device starts (a JIT build compiles its
+    // device code) before the run's time limit begins.
+    RunContext where;
+    const std::string ran_on = prepare_context(*p.variant, p.device, where);
+    parent.started(i, ran_on, where.on_device, instance->params());
+    parent.finished(i, run_variant(*p.variant, *instance, p.size, settings, p.device, setup.devices));
+  }
+  return 0;
 }
 
 }  // namespace
 
 int run_suite(const RunArgs& args, CLI::App& command) {
+  if (!args.worker_order.empty()) return run_worker(args, command);
   Setup setup;
   // MPI ranks check the same options together: when one refuses, all leave (docs/mpi.md).
   agree([&] { setup = prepare(args, command); });
   // MPI ranks: the same plan everywhere (--size auto, the devices and the
   // native variants kept depend on what each rank sees).
-  std::string plan_text = fmt::format("devices {}, reps {}, warmup {}, budget {}, ceiling {}\n", setup.devices.size(),
-                                      args.reps, args.warmup, args.budget_s, !args.no_ceiling);
-  for (const auto& [w, chosen] : setup.plan) {
-    plan_text += fmt::format("{} {}:", w->name(), size_of(args, *w));
-    for (const Variant* v : chosen) plan_text += " " + v->name;
-    plan_text += "\n";
-  }
+  const std::string plan_text = plan_text_of(setup, args);
   agree_on("plans (workloads, sizes, variants, devices)", plan_text);
   ResultFiles& files = *setup.files;
   const Plan& plan = setup.plan;
@@ -357,17 +460,23 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   if (!args.no_ceiling) progress.note("measuring the bandwidth ceiling of each place");
   // The host's ceiling where a run uses it: a host variant, or a target
   // variant that falls back to the host (not one whose regions all run on
-  // devices: a device-only run spends no time measuring the host).
-  const bool target_on_host = any_target && (devices.empty() || std::any_of(devices.begin(), devices.end(), [](int d) {
-                                return !target_runs_on_device(d);
-                              }));
+  // devices: a device-only run spends no time measuring the host). Without
+  // a ceiling nothing is asked: isolated runs start the device in their
+  // processes alone.
+  const bool target_on_host = !args.no_ceiling && any_target &&
+                              (devices.empty() || std::any_of(devices.begin(), devices.end(), [](int d) {
+                                 return !target_runs_on_device(d);
+                               }));
   ceilings.measure_places(any_host || target_on_host, any_target ? devices : std::vector<int>{});
   progress.clear();
-  std::vector<RunResult> runs = run_plan(plan, args, limits, devices, ceilings, progress, files);
+  const std::vector<PlannedRun> planned = planned_runs(plan, args, devices);
+  std::vector<RunResult> runs = isolation_from_name(args.isolate) == Isolation::off
+                                    ? run_plan(planned, args, limits, devices, ceilings, progress, files)
+                                    : run_plan_isolated(planned, args, plan_text, ceilings, progress, files);
   print_run_table_legend(runs, stdout);
   print_run_table(runs, stdout);
   print_where_next(files);
-  const bool table_written = std::fflush(stdout) == 0 && !std::ferror(stdout);
+  const bool table_written = standard_output_error() == 0;
   if (document_on_stdout) {
     dup2(saved_stdout, STDOUT_FILENO);
     close(saved_stdout);
@@ -384,6 +493,38 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   bool all_valid = ceilings.all_valid() && left_out.empty();
   for (const RunResult& r : runs) all_valid = all_valid && r.check.valid;
   return all_ranks(all_valid) ? 0 : 1;
+}
+
+void add_isolation_options(CLI::App& command, RunArgs& args, bool is_check) {
+  const std::string jit_note =
+      OMPREF_DEVICE_JIT ? " (this build compiles all its device code at run time in every process: process pays "
+                          "that compile once per variant, resume once per process)"
+                        : "";
+  const std::string mpi_note = isolation_supported() ? "" : "; an MPI build: off only (its processes are the ranks)";
+  if (is_check) args.isolate = isolation_name(default_check_isolation());
+  command
+      .add_option("--isolate", args.isolate,
+                  "resume: the variants run in a process started for them, so that one that crashes, aborts or "
+                  "hangs is its own FAIL (crash, timeout) and a new process resumes with the next; process: each "
+                  "variant in a process of its own, its problem prepared there" +
+                      jit_note + "; off: in this process" + mpi_note)
+      ->check(CLI::IsMember({"process", "resume", "off"}))
+      ->default_str(args.isolate);
+  if (is_check) args.time_limit_s = 120;
+  command
+      .add_option_function<double>(
+          "--time-limit",
+          [&args](double seconds) {
+            if (!(seconds >= 0 && seconds <= 1e6))
+              throw UsageError(fmt::format("--time-limit: {} is not a number of seconds in 0..1e6", seconds));
+            args.time_limit_s = seconds;
+          },
+          fmt::format("seconds an isolated run (and a process's start and problem preparation before it) may "
+                      "take before it is killed and reported as a timeout; 0: none; default {}",
+                      is_check ? "120" : "0 (none)"))
+      ->type_name("SECONDS");
+  // A parent's worker (app/isolation.hpp): hidden from the help.
+  command.add_option(worker_option, args.worker_order)->group("");
 }
 
 void add_output_options(CLI::App& command, RunArgs& args) {

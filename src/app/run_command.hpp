@@ -28,10 +28,19 @@ struct RunArgs {
   std::string device_wait = "spin";  // spin or runtime (common/device_wait.hpp)
   std::string feature;  // `check --feature F`: only the variants whose registration uses F
   bool report_left_out = false;  // `check`: the variants of files that did not compile are failures
+  // Isolated runs (app/isolation.hpp): off, process or resume; `check`'s
+  // default is default_check_isolation(). time_limit_s: seconds a run may
+  // take in its process (0: none).
+  std::string isolate = "off";
+  double time_limit_s = 0;
+  std::string worker_order;  // the hidden --isolated-worker: this process runs a parent's runs
+  std::vector<std::string> arguments;  // the command line without the program's name (for the workers)
 };
 
 // The options both commands share (outputs, devices, progress).
 void add_output_options(CLI::App& command, RunArgs& args);
+// --isolate and --time-limit (`check`: is_check).
+void add_isolation_options(CLI::App& command, RunArgs& args, bool is_check);
 // Exit status: 0 every run valid, 1 a run failed validation; throws UsageError.
 int run_suite(const RunArgs& args, CLI::App& command);
 

@@ -59,6 +59,12 @@ void set_command_line(int argc, char** argv) {
   command_line() = fmt::format("{}", fmt::join(words, " "));
 }
 
+std::string offload_description() {
+  std::string text = fmt::format("{}, device code {}", OMPREF_OFFLOAD_DESC, OMPREF_DEVICE_CODE_MODE);
+  if (*OMPREF_DEVICE_WORKAROUNDS) text += fmt::format(", workaround {}", OMPREF_DEVICE_WORKAROUNDS);
+  return text;
+}
+
 nlohmann::json provenance() {
   char host[256] = {};
   gethostname(host, sizeof host - 1);
@@ -76,14 +82,16 @@ nlohmann::json provenance() {
           {"link_flags", OMPREF_LINK_FLAGS},
           {"compiler", compiler_description()},
           {"openmp_runtime", openmp_runtime()},
-          {"offload", OMPREF_OFFLOAD_DESC},
+          {"offload", offload_description()},
+          {"device_code", OMPREF_DEVICE_CODE_MODE},
+          {"device_workarounds", std::string(OMPREF_DEVICE_WORKAROUNDS)},
           {"device_wait", device_wait_description()}};
 }
 
 std::string version_line() {
   return fmt::format("ompref {} ({}, commit {}) | {} | {} | {} | {} build | flags: {} | link: {}", OMPREF_VERSION,
                      OMPREF_GIT_DESCRIBE, OMPREF_GIT_COMMIT, compiler_description(), openmp_runtime(),
-                     OMPREF_OFFLOAD_DESC, OMPREF_BUILD_TYPE, OMPREF_COMPILE_FLAGS, OMPREF_LINK_FLAGS);
+                     offload_description(), OMPREF_BUILD_TYPE, OMPREF_COMPILE_FLAGS, OMPREF_LINK_FLAGS);
 }
 
 }  // namespace ompref

@@ -13,6 +13,9 @@ namespace ompref {
 void set_command_line(int argc, char** argv);
 
 nlohmann::json provenance();
+// The offload mode with how device code was made (lto, per-file, jit, host)
+// and any workaround flag: "Clang 22.1.8, nvptx sm_90, device code lto".
+std::string offload_description();
 // One line: version, commit, build type, compiler, OpenMP runtime, offload mode, flags.
 std::string version_line();
 

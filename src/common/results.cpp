@@ -6,10 +6,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <ctime>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/known_defects.hpp"
 #include "common/machine_load.hpp"
 #include "common/machine_record.hpp"
 #include "common/provenance.hpp"
@@ -78,7 +80,11 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"observables", r.observables},
   };
   if (r.native_fraction) j["native_fraction"] = number(*r.native_fraction);
-  if (!r.check.valid) j["failure"] = r.check.detail;
+  if (!r.check.valid) {
+    j["failure"] = r.check.detail;
+    j["failure_kind"] = failure_kind_name(r.failure_kind);
+    if (!r.failure_log.empty()) j["failure_log"] = r.failure_log;
+  }
   if (!r.ranks.is_null()) j["ranks"] = r.ranks;
   if (!r.notes.empty()) j["notes"] = r.notes;
   if (!r.phases.empty()) {
@@ -89,6 +95,82 @@ nlohmann::json run_to_json(const RunResult& r) {
     j["phases"] = phases;
   }
   return j;
+}
+
+const char* failure_kind_name(FailureKind kind) {
+  switch (kind) {
+    case FailureKind::crash: return "crash";
+    case FailureKind::timeout: return "timeout";
+    case FailureKind::validation: break;
+  }
+  return "validation";
+}
+
+namespace {
+
+Stats stats_from_json(const nlohmann::json& j) {
+  const auto seconds = [&](const char* key) { return j.at(key).is_number() ? j.at(key).get<double>() : NAN; };
+  Stats s;
+  s.min = seconds("min");
+  s.median = seconds("median");
+  s.max = seconds("max");
+  return s;
+}
+
+// A number written by number() (null when not finite): `missing` for null.
+double number_from(const nlohmann::json& v, double missing = NAN) { return v.is_number() ? v.get<double>() : missing; }
+
+std::optional<double> optional_from(const nlohmann::json& j, const char* key) {
+  if (!j.contains(key) || j.at(key).is_null()) return std::nullopt;
+  return j.at(key).get<double>();
+}
+
+}  // namespace
+
+RunResult run_from_json(const nlohmann::json& j) {
+  RunResult r;
+  r.workload = j.at("workload").get<std::string>();
+  r.variant = j.at("variant").get<std::string>();
+  const std::string kind = j.at("kind").get<std::string>();
+  r.kind = kind == "target" ? Kind::target : kind == "native" ? Kind::native : Kind::host;
+  r.kernel = j.value("kernel", std::string());
+  r.ran_on = j.at("ran_on").get<std::string>();
+  r.on_device = j.value("on_device", false);
+  r.device = j.at("device").is_number() ? j.at("device").get<int>() : -1;
+  r.size = j.at("size").get<std::string>();
+  r.params = j.at("params");
+  r.reps = j.at("reps").get<int>();
+  r.reps_requested = j.at("reps_requested").get<int>();
+  r.warmup = j.at("warmup").get<int>();
+  r.time_s = stats_from_json(j.at("time_s"));
+  for (auto [key, field] : {std::pair{"transfer_s", &r.transfer_s}, std::pair{"setup_s", &r.setup_s},
+                            std::pair{"validation_s", &r.validation_s}, std::pair{"observables_s", &r.observables_s},
+                            std::pair{"wall_s", &r.wall_s}})
+    *field = number_from(j.at(key));
+  r.model.bytes = number_from(j.at("bytes"));
+  r.model.flops = number_from(j.at("flops"));
+  r.model.fom_name = j.at("fom").at("name").get<std::string>();
+  r.fom = number_from(j.at("fom").at("value"));
+  r.ceiling_fraction = optional_from(j, "ceiling_fraction");
+  r.fp64_fraction = optional_from(j, "fp64_fraction");
+  r.ceiling_gbps = optional_from(j, "ceiling_GBps");
+  r.native_fraction = optional_from(j, "native_fraction");
+  r.check.valid = j.at("valid").get<bool>();
+  r.check.max_rel_error = number_from(j.at("max_rel_error"), INFINITY);
+  r.check.tolerance = number_from(j.at("tolerance"));
+  r.check.reference = j.at("reference").get<std::string>();
+  r.check.detail = j.value("failure", std::string());
+  const std::string failure = j.value("failure_kind", std::string());
+  r.failure_kind = failure == "crash" ? FailureKind::crash : failure == "timeout" ? FailureKind::timeout
+                                                                                   : FailureKind::validation;
+  r.failure_log = j.value("failure_log", std::vector<std::string>());
+  r.observables = j.at("observables");
+  r.notes = j.value("notes", nlohmann::json::object());
+  if (j.contains("ranks")) r.ranks = j.at("ranks");
+  for (const nlohmann::json& p : j.value("phases", nlohmann::json::array()))
+    r.phases.push_back({p.at("name").get<std::string>(), stats_from_json(p.at("time_s")), number_from(p.at("bytes")),
+                        number_from(p.at("GBps")), number_from(p.at("GBps_best"))});
+  return r;
 }
 
 nlohmann::json host_to_json(const HostInfo& h) {
@@ -103,21 +185,26 @@ nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices) {
   return out;
 }
 
-std::string compiler_description() {
+CompilerId build_compiler() {
 #if defined(__clang__)
-  return fmt::format("clang {}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__);
+  return {"clang", fmt::format("{}.{}.{}", __clang_major__, __clang_minor__, __clang_patchlevel__)};
 #elif defined(__GNUC__)
-  return fmt::format("g++ {}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+  return {"g++", fmt::format("{}.{}.{}", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__)};
 #else
-  return "unknown";
+  return {"unknown", ""};
 #endif
+}
+
+std::string compiler_description() {
+  const CompilerId c = build_compiler();
+  return c.version.empty() ? c.name : c.name + " " + c.version;
 }
 
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
   nlohmann::json j = {{"suite", "ompref"},
                       {"version", OMPREF_VERSION},
                       {"compiler", compiler_description()},
-                      {"offload", OMPREF_OFFLOAD_DESC},
+                      {"offload", offload_description()},
                       {"host", host_to_json(host_info())},
                       {"devices", devices_to_json(offload_devices())},
                       {"ceilings", ceilings},
@@ -130,6 +217,31 @@ nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::j
   for (const RunResult& r : runs) list.push_back(run_to_json(r));
   j["runs"] = list;
   return j;
+}
+
+// The table's check column: PASS, FAIL (a wrong result), FAIL (crash) or FAIL (timeout).
+static std::string check_text(const RunResult& r) {
+  if (r.check.valid) return "PASS";
+  return r.failure_kind == FailureKind::validation ? "FAIL" : fmt::format("FAIL ({})", failure_kind_name(r.failure_kind));
+}
+
+std::string failure_message(const RunResult& r) {
+  if (r.check.valid) return "";
+  std::string text;
+  switch (r.failure_kind) {
+    case FailureKind::validation:
+      text = fmt::format("failed validation: max relative error {:.3g} exceeds tolerance {:.3g}: {}",
+                         r.check.max_rel_error, r.check.tolerance, r.check.detail);
+      break;
+    case FailureKind::crash:
+    case FailureKind::timeout: text = fmt::format("{}: {}", failure_kind_name(r.failure_kind), r.check.detail); break;
+  }
+  const Variant* v = registry().variant(r.workload, r.variant);
+  if (v && !v->features.empty()) text += fmt::format("; it uses: {}", fmt::join(v->features, ", "));
+  // Device code of an affected compiler: the defect declared for this variant, named beside the FAIL.
+  if (r.on_device)
+    if (const std::string note = known_defect_note(r.workload, r.variant); !note.empty()) text += "; " + note;
+  return text;
 }
 
 static std::string fraction_text(const std::optional<double>& fraction) {
@@ -189,7 +301,7 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
   for (const RunResult& r : runs)
     fmt::print(out, "{:<{}} {:<{}} {:<{}} {:<{}} {:>12.6f} {:>10.2f} {:<7} {:>10} {}{}\n", r.workload, wl, r.variant,
                wv, r.ran_on, wr, r.size, ws, r.time_s.median, r.fom, r.model.fom_name, ceiling_text(r),
-               native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", r.check.valid ? "PASS" : "FAIL");
+               native ? fmt::format("{:>8} ", fraction_text(r.native_fraction)) : "", check_text(r));
   // A variant's notes (RunContext::notes), one line per run that has some.
   for (const RunResult& r : runs) {
     if (r.notes.empty()) continue;
@@ -200,6 +312,9 @@ void print_run_table(const std::vector<RunResult>& runs, std::FILE* out) {
                                                                             : value.dump()));
     fmt::print(out, "  notes {} {}: {}\n", r.workload, r.variant, fmt::join(items, ", "));
   }
+  // Each failed run, with what failed.
+  for (const RunResult& r : runs)
+    if (!r.check.valid) fmt::print(out, "  FAIL {} {} ({}): {}\n", r.workload, r.variant, r.ran_on, failure_message(r));
 }
 
 namespace {

@@ -26,6 +26,12 @@ struct PhaseResult {
   double gbps_best = 0;  // bytes / min time (BabelStream's and the CUDA ceilings' convention)
 };
 
+// How a run that is not valid failed: its validation (a wrong result), or its
+// process (an isolated run, src/app/isolation.hpp) ended by a signal or a
+// non-zero exit (crash), or ran past the time limit and was killed (timeout).
+enum class FailureKind { validation, crash, timeout };
+const char* failure_kind_name(FailureKind kind);  // "validation", "crash", "timeout"
+
 struct RunResult {
   std::string workload, variant;
   Kind kind = Kind::host;
@@ -54,6 +60,10 @@ struct RunResult {
   // the twin (same workload, kernel tag, device and size) ran valid in the same process.
   std::optional<double> native_fraction;
   Check check;
+  // When !check.valid: how the run failed; for a crash or a timeout, the
+  // process's last lines on standard error (the offload runtime's error lines).
+  FailureKind failure_kind = FailureKind::validation;
+  std::vector<std::string> failure_log;
   nlohmann::json observables;
   nlohmann::json notes = nlohmann::json::object();  // the variant's own (RunContext::notes)
   std::vector<PhaseResult> phases;
@@ -72,17 +82,32 @@ std::string valid_utf8(const std::string& text);
 std::string json_text(const nlohmann::json& doc, int indent);
 
 nlohmann::json run_to_json(const RunResult& r);
+// The inverse of run_to_json, for the results an isolated run's process
+// sends back (src/app/isolation.cpp): with `kernel` and `on_device`, which
+// the result file does not hold, given beside them. Non-finite numbers,
+// written as null, come back as NaN (the worst error as infinity).
+RunResult run_from_json(const nlohmann::json& j);
 nlohmann::json host_to_json(const HostInfo& host);
 nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);
 // The whole document of DESIGN.md: suite, version, compiler, offload, host, devices, runs.
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
-std::string compiler_description();
+// The compiler that built the suite: name ("clang", "g++", "unknown") and version ("22.1.8").
+struct CompilerId {
+  std::string name, version;
+};
+CompilerId build_compiler();
+std::string compiler_description();  // "clang 22.1.8"
 
 // The `native` column (native_fraction) appears only when a run has one.
 void print_run_table(const std::vector<RunResult>& runs, std::FILE* out);
 // One line saying what the table's of_ceiling column is, printed above it.
 void print_run_table_legend(const std::vector<RunResult>& runs, std::FILE* out);
 void print_phase_table(const RunResult& run, std::FILE* out);
+// What a failed run's FAIL says, composed in this one place: the line on
+// standard error after the run, the line under the table and the message of
+// its JUnit failure. "<kind>: <what>" and the OpenMP features the variant
+// uses; empty for a valid run.
+std::string failure_message(const RunResult& run);
 std::string runs_to_csv(const std::vector<RunResult>& runs);
 
 }  // namespace ompref

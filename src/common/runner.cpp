@@ -100,7 +100,10 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   // lost in it: it is timed as the first repetition and the warm-up ends,
   // so that a slow step of a lesson does not run twice (the JSON's warmup
   // gives the untimed ones).
+  // The warm-ups together stop once they have taken a fifth of the budget:
+  // many short ones (--warmup 100000) are bounded by it too.
   int untimed = 0;
+  double warm_s = 0;
   for (int w = 0; w < settings.warmup; ++w) {
     const double seconds = run_state.repeat();
     if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
@@ -109,6 +112,8 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
       break;
     }
     ++untimed;
+    warm_s += seconds;
+    if (settings.budget_s > 0 && !all_ranks(warm_s < settings.budget_s / 5)) break;
   }
   r.warmup = untimed;
   while (int(totals.size()) < settings.reps) {
@@ -191,6 +196,8 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   MemoryLimits limits = limits_;
   if (!on_device) limits.device_bytes = 0;
   const double began = omp_get_wtime();
+  // The virtual device's ceiling is sized as the host's: its memory is the host's.
+  const bool device_memory = on_device && !OMPREF_VIRTUAL_DEVICE;
   // Sized to the run: a few times its largest working set, beyond any cache
   // (the host's last-level cache as Linux reports it; 768 MiB for a device,
   // above the last-level caches of current GPUs), never above the workload's
@@ -199,7 +206,7 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   const double few = 4, host_floor = std::max(2 * host_info().last_level_cache_bytes, 64 * mib), device_floor = 768 * mib;
   double target = 0;
   std::string sized = "the default size";
-  if (planned_bytes_ > 0 && !on_device) {
+  if (planned_bytes_ > 0 && !device_memory) {
     target = std::max(few * planned_bytes_, host_floor);
     sized = fmt::format("at most max({} x the run's largest working set of {:.1f} MiB, 2 x the last-level cache of "
                         "{:.1f} MiB, 64 MiB)",
@@ -210,7 +217,7 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
                         planned_bytes_ / mib);
   }
   Workload::CeilingInstance made;
-  if (!candidates.empty()) made = registry().workload(candidates.front()->workload)->make_for_ceiling(on_device, limits, target);
+  if (!candidates.empty()) made = registry().workload(candidates.front()->workload)->make_for_ceiling(device_memory, limits, target);
   std::unique_ptr<Instance>& instance = made.instance;
   if (!made.below_default) sized = "the default size";
   // The best phase rate (min time, as BabelStream and the CUDA ceilings report

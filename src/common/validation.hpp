@@ -13,9 +13,11 @@
 namespace ompref {
 
 // |got - want| / scale, with scale = |want| (or `floor` where |want| is
-// smaller); +inf when `got` is NaN or Inf, so that it always fails.
+// smaller); +inf when `got` or `want` is NaN or Inf, so that it always fails:
+// a reference that holds NaN validates nothing (NaN compares false with every
+// bound, and a search for the worst error would pass over it).
 inline double relative_error(double got, double want, double floor = 0) {
-  if (!std::isfinite(got)) return std::numeric_limits<double>::infinity();
+  if (!std::isfinite(got) || !std::isfinite(want)) return std::numeric_limits<double>::infinity();
   double scale = std::fabs(want) > floor ? std::fabs(want) : floor;
   if (!(scale > 0)) scale = 1.0;
   return std::fabs(got - want) / scale;
@@ -32,11 +34,19 @@ class Validation {
     note(relative_error(got, want, floor), tolerance, std::forward<Where>(where));
   }
 
+  // |got - want| / scale for a fixed, positive scale (a length of the
+  // problem); +inf when `got`, `want` or the quotient is not finite.
+  static double scaled_error(double got, double want, double scale) {
+    const double e = std::fabs(got - want) / scale;
+    return std::isfinite(got) && std::isfinite(want) && std::isfinite(e) ? e : std::numeric_limits<double>::infinity();
+  }
+
   // An error already computed (a norm, a sum of errors): NaN fails.
   template <class Where>
   void note(double error, double tolerance, Where&& where) {
     if (std::isnan(error)) error = std::numeric_limits<double>::infinity();
-    const double ratio = error / tolerance;
+    double ratio = error / tolerance;
+    if (std::isnan(ratio)) ratio = std::numeric_limits<double>::infinity();  // a NaN tolerance, or 0 / 0
     if (!seen_ || ratio > worst_) {
       seen_ = true;
       worst_ = ratio;
@@ -65,15 +75,14 @@ class Validation {
 
   // Every element of got[0, n) against want(i), the difference measured
   // against one fixed `scale` instead of |want(i)|: for coordinates, a length
-  // of the problem (a mesh's extent), so that a point near the origin is held
-  // to the same absolute bound as one far from it. NaN and Inf fail.
+  // of the problem, so that a point near the origin is held to the same
+  // absolute bound as one far from it. NaN and Inf, in either, fail.
   template <class Got, class Want, class Where>
   void compare_all_to_scale(std::int64_t n, Got&& got, Want&& want, double scale, double tolerance, Where&& where) {
     double worst = -1;
     std::int64_t at = 0;
     for (std::int64_t i = 0; i < n; ++i) {
-      const double g = got(i);
-      const double e = std::isfinite(g) ? std::fabs(g - want(i)) / scale : std::numeric_limits<double>::infinity();
+      const double e = scaled_error(got(i), want(i), scale);
       if (!(e <= worst)) {
         worst = e;
         at = i;

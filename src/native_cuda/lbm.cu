@@ -17,6 +17,11 @@
 // 16 warps per multiprocessor whatever the block, a few values spilled to L1.
 // native_streamed is the twin of target_streamed (kernel tag "streamed"): the
 // same psi pass, then fn_push_bounce_streamed, whose thread keeps only sums.
+// native_inplace is the twin of target_inplace (kernel tag "inplace"): one
+// lattice updated in place in the AA pattern, the two passes of each parity
+// calling psi_cell_in_place and fn_push_bounce_in_place, to_standard after an
+// odd number of steps; its collision kernel bound to 128 registers like
+// native_fused's, whose loads and collision it shares.
 #include <cstdint>
 #include <string>
 
@@ -76,6 +81,42 @@ __global__ void fn_streamed_pass(Coeffs c, Grid g, const double* f, double* out,
   long k;
   if (!this_cell(g, x, y, z, k) || solid[k]) return;
   fn_push_bounce_streamed(c, g, f, out, solid, psi, x, y, z, int(k));
+}
+
+// target_inplace's passes (lbm_cell.hpp's AA pattern): psi, then force,
+// collision, push and bounce-back of every fluid cell into the slots it read,
+// the lattice in its form after an even (Odd false) or odd number of steps.
+template <bool Odd>
+__global__ void __launch_bounds__(1024, 1) psi_in_place_pass(Coeffs c, Grid g, const double* __restrict__ f,
+                                  const std::uint8_t* __restrict__ solid, double* __restrict__ psi) {
+  int x, y, z;
+  long k;
+  if (!this_cell(g, x, y, z, k)) return;
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  psi[k] = psi_cell_in_place<Odd>(c, f, g.stride, solid, int(k), nb);
+}
+
+template <bool Odd, int MaxThreads, int MinBlocks>
+__global__ void __launch_bounds__(MaxThreads, MinBlocks)
+    fn_in_place_pass(Coeffs c, Grid g, double* f, const std::uint8_t* __restrict__ solid,
+                     const double* __restrict__ psi) {
+  int x, y, z;
+  long k;
+  if (!this_cell(g, x, y, z, k) || solid[k]) return;
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  fn_push_bounce_in_place<Odd>(c, f, g.stride, solid, psi, int(k), nb);
+}
+
+// After an odd number of steps: the standard layout again.
+__global__ void __launch_bounds__(1024, 1) to_standard_pass(Grid g, double* f) {
+  int x, y, z;
+  long k;
+  if (!this_cell(g, x, y, z, k)) return;
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  aa_to_standard(f, g.stride, int(k), nb);
 }
 
 // One step's two kernels for blocks of up to MaxThreads threads, MinBlocks of
@@ -143,6 +184,44 @@ void native_streamed(LbmInstance& s, RunContext& ctx) {
   }
 }
 
+// One in-place step of parity Odd, its collision kernel bound as step()'s.
+template <bool Odd, int MaxThreads, int MinBlocks>
+void step_in_place(LbmInstance& s, RunContext& ctx, dim3 grid, dim3 block, double* f, const std::uint8_t* solid,
+                   double* psi) {
+  psi_in_place_pass<Odd><<<grid, block>>>(s.coeffs, s.grid, f, solid, psi);
+  check_launch("psi_in_place_pass");
+  ctx.clock.lap("calculate_phi");
+  fn_in_place_pass<Odd, MaxThreads, MinBlocks><<<grid, block>>>(s.coeffs, s.grid, f, solid, psi);
+  check_launch("fn_in_place_pass");
+  ctx.clock.lap("calculate_fn");
+}
+
+template <bool Odd>
+void step_in_place(LbmInstance& s, RunContext& ctx, const Launch& l, double* f, const std::uint8_t* solid,
+                   double* psi) {
+  if (l.threads <= 128) step_in_place<Odd, 128, 4>(s, ctx, l.grid, l.block, f, solid, psi);
+  else if (l.threads <= 256) step_in_place<Odd, 256, 2>(s, ctx, l.grid, l.block, f, solid, psi);
+  else if (l.threads <= 512) step_in_place<Odd, 512, 1>(s, ctx, l.grid, l.block, f, solid, psi);
+  else step_in_place<Odd, 1024, 1>(s, ctx, l.grid, l.block, f, solid, psi);
+}
+
+void native_inplace(LbmInstance& s, RunContext& ctx) {
+  native::select(ctx.device);
+  const Launch l = launch_of(s, "native_inplace");
+  double* f = native::present(s.current(), ctx.device);
+  const std::uint8_t* solid = native::present(s.solid.data(), ctx.device);
+  double* psi = native::present(s.psi.data(), ctx.device);
+  for (int n = 0; n < s.p.steps; ++n) {
+    if (n % 2 == 0) step_in_place<false>(s, ctx, l, f, solid, psi);
+    else step_in_place<true>(s, ctx, l, f, solid, psi);
+  }
+  if (s.p.steps % 2 != 0) {
+    to_standard_pass<<<l.grid, l.block>>>(s.grid, f);
+    check_launch("to_standard_pass");
+    ctx.clock.lap("to_standard");
+  }
+}
+
 const Registration native_fused_registration{
     native_variant("lbm", "native_fused",
                    "target_fused's two passes as plain CUDA: one thread per cell, a block per --fused-shape tile "
@@ -156,6 +235,13 @@ const Registration native_streamed_registration{
                    "the same cell functions, a block per --fused-shape tile",
                    native_streamed, device_data)
         .for_kernel("streamed")};
+
+const Registration native_inplace_registration{
+    native_variant("lbm", "native_inplace",
+                   "target_inplace's passes as plain CUDA: one lattice updated in place (the AA pattern), a block "
+                   "per --fused-shape tile, the collision kernel held to 128 registers, the same cell functions",
+                   native_inplace, device_data_in_place)
+        .for_kernel("inplace").reading({"--fused-shape"})};
 
 }  // namespace
 }  // namespace ompref::lbm

@@ -32,6 +32,13 @@ DeviceData device_data(LbmInstance& s) {
       .in(s.rho).in(s.ux).in(s.uy).in(s.uz).in(s.psi).in(s.solid);
 }
 
+// The variants that stream in place (lbm_inplace.cpp and its CUDA twin) use
+// one lattice, the current one, which comes back; psi and the mask. Half the
+// device memory of the declaration above.
+DeviceData device_data_in_place(LbmInstance& s) {
+  return DeviceData().out(s.current(), Q * s.grid.stride).in(s.psi).in(s.solid);
+}
+
 namespace {
 
 // mirror: begin

@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -204,24 +205,47 @@ bool same_output(const std::string& a, const std::string& b) {
   return normal(ra) == normal(rb);
 }
 
+int create_pending_file(std::string& name_template, int& slot) {
+  slot = -1;
+  if (name_template.size() >= sizeof pending[0]) {
+    errno = ENAMETOOLONG;
+    return -1;
+  }
+  int free_slot = 0;
+  while (free_slot < max_pending && pending_set[free_slot]) ++free_slot;
+  if (free_slot == max_pending) {
+    errno = EMFILE;
+    return -1;
+  }
+  std::memcpy(pending[free_slot], name_template.c_str(), name_template.size() + 1);
+  // Marked before it exists: an interrupt while mkstemp creates it removes it
+  // (or finds nothing to remove), never leaves it behind.
+  pending_set[free_slot] = 1;
+  const int fd = mkstemp(pending[free_slot]);
+  if (fd < 0) {
+    const int error = errno;
+    pending_set[free_slot] = 0;
+    errno = error;
+    return -1;
+  }
+  name_template = pending[free_slot];
+  slot = free_slot;
+  return fd;
+}
+
+void release_pending_file(int slot) noexcept {
+  if (slot >= 0 && slot < max_pending) pending_set[slot] = 0;
+}
+
 StagedOutput stage_output(const std::string& path, const std::string& text, const std::string& what) {
   const fs::path target = resolve_output_path(path);
   const fs::path dir = target.parent_path().empty() ? fs::path(".") : target.parent_path();
   std::string temp = (dir / temporary_name(target.filename().string())).string();
   if (temp.size() >= sizeof pending[0]) fail(what, path, "path too long");
-  int slot = 0;
-  while (slot < max_pending && pending_set[slot]) ++slot;
-  if (slot == max_pending) fail(what, path, "too many files staged at once");
-  std::memcpy(pending[slot], temp.c_str(), temp.size() + 1);
-  // Marked before it exists: an interrupt while mkstemp creates it removes it
-  // (or finds nothing to remove), never leaves it behind.
-  pending_set[slot] = 1;
-  const int fd = mkstemp(pending[slot]);
-  if (fd < 0) {
-    pending_set[slot] = 0;
+  int slot = -1;
+  const int fd = create_pending_file(temp, slot);
+  if (fd < 0)
     fail(what, path, fmt::format("cannot create a temporary file in {}: {}", dir.string(), std::strerror(errno)));
-  }
-  temp = pending[slot];
   auto give_up = [&](const char* step) {
     const std::string why = fmt::format("{}: {}", step, std::strerror(errno));
     unlink(temp.c_str());
@@ -281,6 +305,95 @@ void write_output(const std::string& path, const std::string& text, const std::s
 void remove_pending_output() noexcept {
   for (int slot = 0; slot < max_pending; ++slot)
     if (pending_set[slot]) unlink(pending[slot]);
+}
+
+namespace {
+
+extern "C" void remove_pending_and_end(int sig);
+
+extern "C" void pending_file_size(int sig, siginfo_t* info, void*) {
+  if (!file_size_limit(info)) remove_pending_and_end(sig);
+}
+
+extern "C" void remove_pending_and_end(int sig) {
+  remove_pending_output();
+  // The signal again, with its default action: the process ends as it would have.
+  struct sigaction act {};
+  act.sa_handler = SIG_DFL;
+  sigemptyset(&act.sa_mask);
+  sigaction(sig, &act, nullptr);
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, sig);
+  sigprocmask(SIG_UNBLOCK, &set, nullptr);
+  raise(sig);
+}
+
+}  // namespace
+
+bool file_size_limit(const siginfo_t* info) {
+  return info != nullptr && info->si_code == SI_USER && info->si_pid == getpid();
+}
+
+void remove_pending_output_on_signals() {
+  struct sigaction on_file_size {};
+  on_file_size.sa_sigaction = pending_file_size;
+  on_file_size.sa_flags = SA_SIGINFO | SA_RESTART;
+  sigemptyset(&on_file_size.sa_mask);
+  sigaction(SIGXFSZ, &on_file_size, nullptr);
+  struct sigaction act {};
+  act.sa_handler = remove_pending_and_end;
+  sigemptyset(&act.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGALRM, SIGUSR1, SIGUSR2, SIGXCPU, SIGVTALRM, SIGPROF, SIGQUIT}) {
+    struct sigaction old {};
+    // A signal the caller's parent ignores (nohup's SIGHUP) stays ignored.
+    if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+    sigaction(sig, &act, nullptr);
+  }
+}
+
+namespace {
+
+std::FILE* unguarded_stdout = nullptr;  // the stream std::cout writes through
+volatile int stdout_error = 0;
+
+extern "C" ssize_t guarded_write(void*, const char* data, size_t bytes) {
+  for (size_t done = 0; stdout_error == 0 && done < bytes;) {
+    const ssize_t n = write(STDOUT_FILENO, data + done, bytes - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      stdout_error = n < 0 ? errno : EIO;
+      break;
+    }
+    done += size_t(n);
+  }
+  return ssize_t(bytes);  // taken: after an error, dropped
+}
+
+}  // namespace
+
+void guard_standard_output() {
+  if (unguarded_stdout != nullptr) return;
+  cookie_io_functions_t io{};
+  io.write = guarded_write;
+  std::FILE* guarded = fopencookie(nullptr, "w", io);
+  if (guarded == nullptr) return;
+  // Buffered as standard output was: by lines on a terminal, in blocks elsewhere.
+  std::setvbuf(guarded, nullptr, isatty(STDOUT_FILENO) ? _IOLBF : _IOFBF, BUFSIZ);
+  std::fflush(stdout);
+  unguarded_stdout = stdout;
+  stdout = guarded;  // glibc's stdout is a variable that a program may set
+}
+
+int standard_output_error() {
+  std::fflush(stdout);
+  // Help text goes through std::cout, which writes to the original stream.
+  std::FILE* original = unguarded_stdout != nullptr ? unguarded_stdout : stdout;
+  errno = 0;
+  std::cout.flush();
+  if (std::fflush(original) != 0 && stdout_error == 0) stdout_error = errno != 0 ? errno : EIO;
+  if ((std::ferror(original) != 0 || !std::cout.good()) && stdout_error == 0) stdout_error = errno != 0 ? errno : EIO;
+  return stdout_error;
 }
 
 }  // namespace ompref

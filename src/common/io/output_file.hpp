@@ -11,6 +11,7 @@
 // syncs it, closes it, checking each step, then renames it over the target:
 // a reader sees the old file or the new one, never a truncated one, and an
 // error (a full disk, say) leaves the old file intact. Errors throw UsageError.
+#include <csignal>
 #include <string>
 #include <vector>
 
@@ -57,5 +58,30 @@ void discard_output(const StagedOutput& staged) noexcept;
 // Removes the temporary file of a write in progress, if any: safe to call
 // from a signal handler (an interrupted program leaves no stray file).
 void remove_pending_output() noexcept;
+// A temporary file of another writer (a cache entry before its rename) that
+// remove_pending_output() removes too: mkstemp on `name_template` (its
+// XXXXXX replaced in place), marked pending before it exists. Returns the
+// descriptor, or -1 with errno set; `slot` is what release_pending_file takes
+// once the file is renamed or removed.
+int create_pending_file(std::string& name_template, int& slot);
+void release_pending_file(int slot) noexcept;
+// For commands without a signal handler of their own (compare, report): the
+// signals that end a process by default remove the pending temporary files,
+// then end it as the signal would. The SIGXFSZ of a file-size limit is
+// passed over instead, so that the write beyond it fails with EFBIG and is
+// reported as a write error (for every command: call it first).
+void remove_pending_output_on_signals();
+// Whether a SIGXFSZ is the kernel's for a write beyond the file-size limit
+// (which the kernel sends as from the process itself), not one another
+// process sent (kill -XFSZ, which ends the command as other signals do).
+bool file_size_limit(const siginfo_t* info);
+// Standard output that never stops a command: from here on `stdout` writes
+// to descriptor 1 through a stream whose writes do not fail; the first error
+// (a full disk, EIO) is kept and what follows it is dropped, so that a
+// command finishes its work and writes its named files, then says so
+// (standard_output_error). A closed pipe still raises SIGPIPE.
+void guard_standard_output();
+// The first error (an errno) writing standard output, after flushing it; 0 when none.
+int standard_output_error();
 
 }  // namespace ompref

@@ -126,6 +126,7 @@ std::vector<PhaseModel> LbmInstance::phases() const {
   return {{"calculate_phi", phi_bytes_per_cell * n},
           {"calculate_fn", fn_bytes_per_cell * n},
           {"update_boundary", boundary_bytes_per_cell * n},
+          {"to_standard", to_standard_bytes_per_cell * n},
           {"halo_psi", 2 * plane_bytes},
           {"halo_populations", 10 * plane_bytes}};
 }

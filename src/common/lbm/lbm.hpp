@@ -45,6 +45,10 @@ constexpr double bytes_per_cell_step = 59 * 8;   // 472
 constexpr double phi_bytes_per_cell = 20 * 8;    // 160
 constexpr double fn_bytes_per_cell = 39 * 8;     // 312
 constexpr double boundary_bytes_per_cell = 1;    // the solid mask, read once
+// The in-place form (target_inplace) moves the same 59 doubles in its two
+// passes; after an odd number of steps its to_standard pass reads and writes
+// 18 populations (the rest population stays).
+constexpr double to_standard_bytes_per_cell = 36 * 8;  // 288
 // Floating-point operations per fluid cell per step, counted from lbm_cell.hpp
 // (moments 73 + force 85 + collision 172 + psi 2, exp counted as one).
 constexpr double flops_per_cell_step = 332;

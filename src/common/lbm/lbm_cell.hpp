@@ -353,6 +353,87 @@ inline void fn_push_bounce_streamed(const Coeffs& c, const Grid& g, const double
   }
 }
 
+// ---- In place: the AA pattern (target_inplace and its CUDA twin) ----------
+// One lattice, updated in place, in two forms that alternate step by step.
+// After an even number of steps population i of cell x lives where the
+// two-lattice forms keep it, slot (i, x); after an odd number it lives in
+// slot (opp(i), x - e_i): where the cell it came from keeps its own
+// population opp(i). An even step reads a cell's 19 populations from its own
+// slots and writes the post-collision ones back into them, direction i into
+// slot opp(i); an odd step reads them from the slots (opp(i), x - e_i) and
+// writes direction i into (i, x + e_i), the same 19 slots. Either way a
+// cell's thread writes only the slots it read, which no other cell's thread
+// reads or writes, so one lattice suffices, without a race. A population
+// headed for a wall cell x + e_i is stored where the next step reads
+// population opp(i) of cell x: slot (i, x + e_i) after an even step (a wall
+// cell's slot, which only that population uses), (opp(i), x) after an odd one.
+
+// The offset of population i of the cell k whose neighbours x + e_i are
+// nb[i], after an even (Odd false) or odd number of steps.
+template <bool Odd>
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline long aa_slot(int i, long stride, int k, const int (&nb)[Q]) {
+  return Odd ? opp(i) * stride + nb[opp(i)] : i * stride + k;
+}
+
+// psi of cell k in either form: psi_cell's sum, the populations in the same order.
+template <bool Odd>
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline double psi_cell_in_place(const Coeffs& c, const double* f,
+                                                                          long stride, const std::uint8_t* solid,
+                                                                          int k, const int (&nb)[Q]) {
+  if (solid[k]) return pseudo_potential(c.rho_solid);
+  double r = 0;
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) r += f[aa_slot<Odd>(i, stride, k, nb)];
+  return pseudo_potential(r);
+}
+
+// fn_push_bounce in place for fluid cell k: the same loads, moments, force
+// and collision (the same values), then each population stored in the slot
+// the next step reads it from. Every load comes before the first store (a
+// store may overwrite a slot not yet read); the walls' flags are read with
+// the loads, since a store through `f` may alias a byte of `solid`.
+template <bool Odd>
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_push_bounce_in_place(const Coeffs& c, double* f,
+                                                                              long stride, const std::uint8_t* solid,
+                                                                              const double* psi, int k,
+                                                                              const int (&nb)[Q]) {
+  double fl[Q];
+  unsigned walls = 0;
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) {
+    fl[i] = f[aa_slot<Odd>(i, stride, k, nb)];
+    walls |= unsigned(solid[nb[i]] != 0) << i;
+  }
+  double r, vx, vy, vz;
+  moments(fl, r, vx, vy, vz);
+  fn_cell(c, solid, psi, k, nb, r, vx, vy, vz, fl);
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) {
+    // Slot (i, x + e_i): after an even step a population bounced off a
+    // wall, after an odd step one streamed into a fluid cell.
+    const bool far = ((walls >> i) & 1u) != unsigned(Odd);
+    (f + (far ? i : opp(i)) * stride)[far ? nb[i] : k] = fl[i];
+  }
+}
+
+// After an odd number of steps, the standard layout again: population i of
+// cell x, in slot (opp(i), x - e_i), and population opp(i) of cell x - e_i,
+// in slot (i, x), exchange slots. Each such pair is exchanged once, by the
+// cell x of its direction i < opp(i); every cell's thread, solid or not,
+// exchanges its nine pairs.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void aa_to_standard(double* f, long stride, int k,
+                                                                     const int (&nb)[Q]) {
+  #pragma GCC unroll 19
+  for (int i = 1; i < Q; ++i) {
+    if (i > opp(i)) continue;
+    double* a = f + i * stride + k;
+    double* b = f + opp(i) * stride + nb[opp(i)];
+    const double t = *a;
+    *a = *b;
+    *b = t;
+  }
+}
+
 #pragma omp end declare target
 
 }  // namespace ompref::lbm

@@ -11,5 +11,7 @@ namespace ompref::lbm {
 class LbmInstance;
 
 DeviceData device_data(LbmInstance& s);
+// The in-place variants' (target_inplace, its twin): one lattice, psi and the mask.
+DeviceData device_data_in_place(LbmInstance& s);
 
 }  // namespace ompref::lbm

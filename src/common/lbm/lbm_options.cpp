@@ -17,6 +17,7 @@
 
 #include "common/io/output_file.hpp"
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_reference_cache.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref::lbm {
@@ -265,6 +266,7 @@ class LbmWorkload final : public Workload {
   void check(const std::string& size, const MemoryLimits& limits) const override {
     const Params p = params_for(size);
     check_params(p, limits);
+    check_reference_cache();
     // Given, but nothing in this case reads them.
     if (radius_ && p.kind == Case::flat)
       fmt::print(stderr, "ompref: note: --radius changes nothing in --case flat, which has no droplet\n");

@@ -13,6 +13,12 @@ class LbmInstance;
 
 // The folder (OMPREF_CACHE), or empty: no cache.
 std::string reference_cache_dir();
+// Before any work: a cache folder that others could write into (or that is
+// not this user's) is refused with a UsageError, as ssh refuses such files.
+// The same is checked again on each use, and of each entry (a regular file
+// of this user that only this user writes: a planted entry, a link or a FIFO
+// is not read, said in one line, and the reference state is computed).
+void check_reference_cache();
 // Reads the reference state after `steps` steps of `s` into `pop` (a lattice
 // of Q * stride doubles) when the cache holds it whole; false otherwise, with
 // `overwritten` set when `pop` no longer holds what it held (an entry that

@@ -83,8 +83,7 @@ namespace {
 // edges must lie within [1e-50, 1e50] for every intermediate to stay a
 // normal double; and a coordinate difference loses log10(|x|max / edge)
 // digits, so the largest coordinate may be at most 1e5 times the shortest
-// edge (its differences keep 11 of 16 digits, within the volumes' 1e-10
-// tolerance against the long-double reference). Inverted tetrahedra (negative
+// edge (its differences keep 11 of 16 digits). Inverted tetrahedra (negative
 // volume) are kept, with one warning: the kernels use signed volumes. So are
 // flat ones (|volume| at most 1e-12 of the cube of their longest edge, or all
 // four vertices at one point), with one warning: their quality is 0, which
@@ -118,7 +117,7 @@ void check_coordinates(const RawMesh& raw, const std::string& name) {
                                  name, edge_min, edge_max));
   if (coord_max > 1e5 * edge_min)
     throw UsageError(fmt::format("mesh file {}: coordinates up to {:.3g} with edges down to {:.3g} (accepted: at most "
-                                 "1e5 times the shortest edge, so that volumes keep their 1e-10 accuracy; translate "
+                                 "1e5 times the shortest edge, so that coordinate differences keep 11 of their 16 digits; translate "
                                  "the mesh towards the origin)",
                                  name, coord_max, edge_min));
   if (inverted > 0)

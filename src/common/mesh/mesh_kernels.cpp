@@ -33,6 +33,12 @@ namespace {
 
 // ---------------------------------------------------------------- checks' helpers
 
+// u = 2^-53, the unit roundoff of double.
+constexpr double unit_roundoff = 0x1p-53;
+// The least absolute error bound: an exact result (a tet at the origin, a
+// vertex that does not move) is held to the smallest normal double, not 0.
+constexpr double min_bound = std::numeric_limits<double>::min();
+
 // "name[i] = got (expected want)": where an array's worst element is.
 auto where_in(const char* name, const Array<double>& got, const Array<double>& want) {
   return [name, &got, &want](std::int64_t i) {
@@ -50,15 +56,22 @@ struct Worst {
   std::int64_t at = 0;
   double ratio() const { return error / tolerance; }
 };
+// An error that is NaN (a NaN in the output or the reference) counts as
+// +inf: the largest, so that it fails and is reported.
 template <class Error>
 Worst worst_of(std::int64_t n, Error&& error) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
   Worst worst;
 #pragma omp parallel
   {
     Worst mine;
 #pragma omp for schedule(static) nowait
     for (std::int64_t i = 0; i < n; ++i) {
-      const auto [e, tolerance] = error(i);
+      auto [e, tolerance] = error(i);
+      // A tolerance that underflowed (a bound of the smallest double against
+      // an extent of 1e40) stays above 0: an exact result passes.
+      if (!(tolerance > 0)) tolerance = std::numeric_limits<double>::denorm_min();
+      if (std::isnan(e) || std::isnan(e / tolerance)) e = inf, tolerance = 1;
       if (!(e / tolerance <= mine.ratio())) mine = {e, tolerance, i};
     }
 #pragma omp critical
@@ -76,15 +89,17 @@ void relative_array(Validation& v, const char* name, const Array<double>& got, c
   if (!got.empty()) v.note(w.error, tolerance, [&] { return where_in(name, got, want)(w.at); });
 }
 
-// Coordinates against their reference, relative to the mesh's extent.
+// Coordinates against their reference, both errors and tolerances relative
+// to the mesh's extent; bound(i) is coordinate i's absolute error bound,
+// which the coordinates' own magnitudes set (a mesh far from the origin
+// rounds in units of its coordinates, not of its extent).
+template <class Bound>
 void coordinate_array(Validation& v, const char* name, const Array<double>& got, const Array<double>& want,
-                      double extent, double tolerance) {
+                      double extent, Bound&& bound) {
   const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
-    return std::pair{std::isfinite(got[i]) ? std::fabs(got[i] - want[i]) / extent
-                                           : std::numeric_limits<double>::infinity(),
-                     1.0};
+    return std::pair{Validation::scaled_error(got[i], want[i], extent), std::max(bound(i), min_bound) / extent};
   });
-  if (!got.empty()) v.note(w.error, tolerance, [&] { return where_in(name, got, want)(w.at); });
+  if (!got.empty()) v.note(w.error, w.tolerance, [&] { return where_in(name, got, want)(w.at); });
 }
 
 // Sums of many terms in long double, for the references and the checks'
@@ -123,10 +138,27 @@ LD ld_sum(std::int64_t n, Term&& term) {
   return partial[0];
 }
 
-// A double against a long-double reference, relative.
-double rel(double got, LD want) {
-  const LD scale = std::fabs(want) > 0 ? std::fabs(want) : 1.0L;
-  return double(std::fabs(LD(got) - want) / scale);
+// A double against a long-double reference, relative to `scale` (|want|
+// where none is given); +inf when either is not finite.
+double rel(double got, LD want, LD scale = 0) {
+  if (!(scale > 0)) scale = std::fabs(want) > 0 ? std::fabs(want) : 1.0L;
+  const double e = double(std::fabs(LD(got) - want) / scale);
+  return std::isfinite(got) && std::isfinite(double(want)) && std::isfinite(e) ? e
+                                                                               : std::numeric_limits<double>::infinity();
+}
+
+// The product of the three longest edges of tet t: what bounds the rounding
+// error of its volume computed in double (check_lumped).
+double edge_product(const MeshInstance& m, std::int64_t t) {
+  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
+  double length[6];
+  for (int e = 0; e < 6; ++e) {
+    const double* p = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][0]])];
+    const double* q = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][1]])];
+    length[e] = std::sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]));
+  }
+  std::sort(length, length + 6);
+  return length[3] * length[4] * length[5];
 }
 
 nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
@@ -143,15 +175,43 @@ void check_direct(const MeshInstance& m, int repetitions, Validation& v) {
     for (int r = 0; r < repetitions; ++r) x = x + m.vel[i] * direct_dt;
     want[i] = x;
   }
-  coordinate_array(v, "pos", m.output("pos"), want, m.extent, 1e-13);
+  // Each update rounds its product and its sum (u each, of |v dt| and of |x|
+  // at most X = |x0| + r |v dt|), or rounds once where a compiler contracts
+  // them into an FMA: two such replays differ by at most 2 u (X + |v dt|) per
+  // update, and an update passes an earlier error on unchanged; r updates.
+  const double reps = repetitions;
+  coordinate_array(v, "pos", m.output("pos"), want, m.extent, [&](std::int64_t i) {
+    const double step = std::fabs(m.vel[i] * direct_dt);
+    return reps * 2 * unit_roundoff * (std::fabs(m.crd[i]) + (reps + 1) * step);
+  });
 }
 
 // ---------------------------------------------------------------- downward: volume and barycentre per tet
 
 // Its reference is the inputs `volume` and `centre` (mesh_reference.cpp).
 void check_downward(const MeshInstance& m, int, Validation& v) {
-  relative_array(v, "volume", m.output("out_volume"), m.volume, 1e-10, 1e-300);
-  coordinate_array(v, "centre", m.output("out_centre"), m.centre, m.extent, 1e-13);
+  // A volume in double errs by at most 8 u P (P: the product of the tet's
+  // three longest edges; check_lumped says why), and the long-double
+  // reference rounded to double by u |V|: relative to |V|, a bound that a
+  // sliver (P >> |V|) needs and a well-shaped tet keeps at a few u.
+  const Array<double>& volume = m.output("out_volume");
+  const Worst w = worst_of(m.nt, [&](std::int64_t t) {
+    const double want = m.volume[t], bound = 8 * unit_roundoff * edge_product(m, t) + unit_roundoff * std::fabs(want);
+    const double scale = std::fabs(want) > 0 ? std::fabs(want) : std::max(bound, min_bound);
+    return std::pair{relative_error(volume[t], want, scale), std::max(bound, min_bound) / scale};
+  });
+  if (m.nt > 0) v.note(w.error, w.tolerance, [&] { return where_in("volume", volume, m.volume)(w.at); });
+  // A centre 0.25 (a + b + c + d) in double: three additions, partial sums
+  // of at most 2, 3 and 4 X (X: the largest |coordinate| of the tet's
+  // vertices, in that direction), err by at most 9 u X, a quarter of it
+  // after the exact scaling; the reference's rounding adds u X: 4 u X.
+  coordinate_array(v, "centre", m.output("out_centre"), m.centre, m.extent, [&](std::int64_t i) {
+    const std::int64_t t = i / 3;
+    const int k = int(i % 3);
+    double x = 0;
+    for (int q = 0; q < 4; ++q) x = std::max(x, std::fabs(m.crd[3 * std::int64_t(m.tet[4 * t + q]) + k]));
+    return 4 * unit_roundoff * x;
+  });
 }
 
 nlohmann::json downward_totals(const MeshInstance& m) {
@@ -180,9 +240,6 @@ void check_transverse(const MeshInstance& m, int, Validation& v) {
 }
 
 // ---------------------------------------------------------------- upward: each vertex moved halfway to its ball's mean centre
-
-// u = 2^-53, the unit roundoff of double.
-constexpr double unit_roundoff = 0x1p-53;
 
 // The degree (tets in the ball) of vertex i: the terms its per-vertex sums add.
 std::int32_t degree(const MeshInstance& m, std::int64_t i) { return m.ball_offset[i + 1] - m.ball_offset[i]; }
@@ -237,20 +294,6 @@ void check_upward(const MeshInstance& m, int, Validation& v) {
 }
 
 // ---------------------------------------------------------------- lumped: each tet adds V/4 to its 4 vertices
-
-// The product of the three longest edges of tet t: what bounds the rounding
-// error of its volume computed in double (check_lumped).
-double edge_product(const MeshInstance& m, std::int64_t t) {
-  static const int edges[6][2] = {{0, 1}, {0, 2}, {0, 3}, {1, 2}, {1, 3}, {2, 3}};
-  double length[6];
-  for (int e = 0; e < 6; ++e) {
-    const double* p = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][0]])];
-    const double* q = &m.crd[3 * std::int64_t(m.tet[4 * t + edges[e][1]])];
-    length[e] = std::sqrt((q[0] - p[0]) * (q[0] - p[0]) + (q[1] - p[1]) * (q[1] - p[1]) + (q[2] - p[2]) * (q[2] - p[2]));
-  }
-  std::sort(length, length + 6);
-  return length[3] * length[4] * length[5];
-}
 
 // The moment sum lumped(v) |x_v|^2 of lumped volumes (ld_sum).
 LD lumped_moment(const MeshInstance& m, const Array<double>& lumped) {
@@ -392,18 +435,22 @@ void reference_reductions(MeshInstance& m) {
 
 void check_reduce(const MeshInstance& m, int, Validation& v) {
   const Reductions& red = m.red;
-  // Sums in double, in an order each variant chooses: the a-priori bound for
-  // n positive terms is n u (u = 2^-53), 1.4e-9 at 12.6 M tets; at least 1e-12.
-  // (16 host threads summing 786 k equal qualities each reach 1.3e-11.)
-  const double sum_tol = std::max(1e-12, double(m.nt) * 0x1p-53);
-  v.note(rel(red.volume_sum, m.ref_volume_sum), sum_tol,
+  // Sums in double, in an order each variant chooses: n terms, each passing
+  // through at most n - 1 additions, err by at most (n - 1) u of the sum of
+  // their magnitudes (Higham, 4.2), whatever the order; relative to that
+  // sum (not to the sum itself, which inverted tets can bring near 0).
+  const double sum_tol = double(m.nt + 1) * unit_roundoff;
+  const LD volume_abs = ld_sum(m.nt, [&](std::int64_t t) { return std::fabs(LD(m.volume[t])); });
+  const LD quality_abs = ld_sum(m.nt, [&](std::int64_t t) { return std::fabs(LD(m.quality[t])); });
+  v.note(rel(red.volume_sum, m.ref_volume_sum, volume_abs), sum_tol,
          [&] { return fmt::format("volume sum {} (expected {})", red.volume_sum, double(m.ref_volume_sum)); });
-  v.note(rel(red.quality_sum, m.ref_quality_sum), sum_tol,
+  v.note(rel(red.quality_sum, m.ref_quality_sum, quality_abs), sum_tol,
          [&] { return fmt::format("quality sum {} (expected {})", red.quality_sum, double(m.ref_quality_sum)); });
   // min and max select an input value: exact.
   const double tiny = std::numeric_limits<double>::min();
   auto exact = [&](const char* what, double got, double want) {
-    v.note(got == want ? 0 : 1, tiny, [&] { return fmt::format("{} {} (expected {})", what, got, want); });
+    v.note(got == want && std::isfinite(got) ? 0 : 1, tiny,
+           [&] { return fmt::format("{} {} (expected {})", what, got, want); });
   };
   exact("volume min", red.volume_min, m.ref_volume_min);
   exact("volume max", red.volume_max, m.ref_volume_max);

@@ -1,0 +1,120 @@
+// A reference that holds NaN or infinity validates nothing, in any workload:
+// the shared relative error and the searches for the worst element, lbm's
+// reference state (a cache entry damaged with a checksum that matches) and
+// mesh's reference arrays.
+#include <cstdlib>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_reference_cache.hpp"
+#include "common/mesh/mesh.hpp"
+#include "common/validation.hpp"
+#include "test_mesh_support.hpp"
+#include "test_support.hpp"
+
+namespace ompref {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ScratchDir;
+
+const double nan = std::numeric_limits<double>::quiet_NaN();
+const double inf = std::numeric_limits<double>::infinity();
+
+TEST(Trust, ANonFiniteReferenceOrResultFailsWhereverItIs) {
+  EXPECT_EQ(relative_error(1.0, nan), inf);
+  EXPECT_EQ(relative_error(1.0, inf), inf);
+  EXPECT_EQ(relative_error(inf, inf), inf);
+  EXPECT_EQ(Validation::scaled_error(1.0, nan, 1.0), inf);
+  // A NaN reference at the first of many elements, then exact ones: the
+  // search for the worst must not pass over it.
+  for (int at : {0, 3, 9}) {
+    Validation v("test");
+    v.compare_all(10, [](std::int64_t) { return 1.0; }, [&](std::int64_t i) { return i == at ? nan : 1.0; }, 1e-12,
+                  [](std::int64_t i) { return std::to_string(i); });
+    EXPECT_FALSE(v.result().valid) << "NaN reference at " << at;
+    Validation w("test");
+    w.compare_all_to_scale(10, [](std::int64_t) { return 1.0; }, [&](std::int64_t i) { return i == at ? inf : 1.0; },
+                           1.0, 1e-12, [](std::int64_t i) { return std::to_string(i); });
+    EXPECT_FALSE(w.result().valid) << "infinite reference at " << at;
+  }
+  Validation v("test");
+  v.note(0, 0, [] { return std::string("0 / 0"); });
+  EXPECT_FALSE(v.result().valid) << "a NaN ratio";
+}
+
+// OMPREF_CACHE set for one test, unset after it.
+struct CacheFolder {
+  ScratchDir dir;
+  CacheFolder() { setenv("OMPREF_CACHE", dir.path.c_str(), 1); }
+  ~CacheFolder() { unsetenv("OMPREF_CACHE"); }
+  std::vector<fs::path> entries() const {
+    std::vector<fs::path> out;
+    for (const auto& e : fs::directory_iterator(dir.path)) out.push_back(e.path());
+    return out;
+  }
+};
+
+lbm::Params tiny() {
+  lbm::Params p;
+  lbm::size_defaults("tiny", p);
+  return p;
+}
+
+// A reference state with NaN in one population of one fluid cell (an entry
+// damaged with a checksum that matches): every variant fails against it,
+// though every other value is the true reference.
+TEST(Trust, AnLbmReferenceWithNaNFailsEveryVariant) {
+  CacheFolder cache;
+  const lbm::Params p = tiny();
+  const long steps = 2L * p.steps;
+  auto writer = lbm::make_instance(p, testing::test_limits());
+  writer->reset();  // the solid mask the reference run reads
+  const std::size_t n = std::size_t(lbm::Q) * std::size_t(writer->grid.stride);
+  std::vector<double> state(writer->reference_state(steps), writer->reference_state(steps) + n);
+  for (const auto& e : cache.entries()) fs::remove(e);  // the true state, kept by the run above
+  long fluid = 0;
+  while (writer->solid[std::size_t(fluid)]) ++fluid;
+  state[std::size_t(3 * writer->grid.stride + fluid + 1)] = nan;
+  ASSERT_FALSE(writer->solid[std::size_t(fluid + 1)]);
+  lbm::store_reference_state(*writer, steps, state.data());
+  ASSERT_EQ(cache.entries().size(), 1u);
+  for (const char* variant : {"host_basic", "host_tiled", "target_basic"}) {
+    auto s = lbm::make_instance(p, testing::test_limits());
+    const RunResult r = testing::run_one(*s, "lbm", variant, p.size_name, 2, 0);
+    EXPECT_EQ(s->reference_steps_computed(), 0) << "the entry was read";
+    EXPECT_FALSE(r.check.valid) << variant << " passed against a reference holding NaN";
+  }
+  // The same entry without the NaN validates them.
+  state[std::size_t(3 * writer->grid.stride + fluid + 1)] = writer->reference_state(steps)[3 * writer->grid.stride +
+                                                                                          fluid + 1];
+  lbm::store_reference_state(*writer, steps, state.data());
+  auto s = lbm::make_instance(p, testing::test_limits());
+  const RunResult clean = testing::run_one(*s, "lbm", "host_basic", p.size_name, 2, 0);
+  EXPECT_TRUE(clean.check.valid) << clean.check.detail;
+}
+
+// mesh: a NaN or an infinity in a reference array (an input the kernel's
+// outputs are checked against) fails the kernel, wherever it is.
+TEST(Trust, AMeshReferenceWithNaNFails) {
+  for (const double bad : {nan, inf}) {
+    for (const std::int64_t at : {std::int64_t(0), std::int64_t(17)}) {
+      auto m = mesh::testing::cube(3, "none", 0.1);
+      ASSERT_TRUE(testing::run_one(*m, "mesh", "host_downward", "custom", 1, 0).check.valid);
+      const double saved = m->volume[at];
+      m->volume[at] = bad;
+      EXPECT_FALSE(m->validate(1, "downward").valid) << "volume " << at << " = " << bad;
+      m->volume[at] = saved;
+      m->centre[3 * at + 1] = bad;
+      EXPECT_FALSE(m->validate(1, "downward").valid) << "centre " << at << " = " << bad;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ompref
