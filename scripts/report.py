@@ -237,6 +237,11 @@ def fmt_time(s):
     return f"{s * 1e3:.2f} ms" if s < 1 else f"{s:.3f} s"
 
 
+def ratio_text(r):
+    """A speedup as compare prints it: two decimals, two significant digits below 0.1 (0.0024x, not 0.00x)."""
+    return f"{r:.2g}x" if r < 0.1 else f"{r:.2f}x"
+
+
 def params_line(runs):
     """The workload's parameters as the first run has them (non-scalar values shortened)."""
     params = runs[0].get("params") or {}
@@ -544,7 +549,7 @@ def comparison_section(comparison, labels, out_dir):
             cells = []
             for a in r["against_first"][1:]:
                 if a and a.get("speedup"):
-                    cells.append(f"{a['speedup']:.2f}x" + (" by rate" if a["basis"] == "rate" else ""))
+                    cells.append(ratio_text(a['speedup']) + (" by rate" if a["basis"] == "rate" else ""))
                 else:
                     cells.append("-")
                 excluded += bool(a and a["basis"] == "not_comparable")
@@ -555,7 +560,7 @@ def comparison_section(comparison, labels, out_dir):
         for g in means[1:]:
             if g and g.get("value"):
                 rate = f", {g['by_rate']} by rate" if g.get("by_rate") else ""
-                cells.append(f"{g['value']:.2f}x ({g['runs']} run{'' if g['runs'] == 1 else 's'}{rate})")
+                cells.append(f"{ratio_text(g['value'])} ({g['runs']} run{'' if g['runs'] == 1 else 's'}{rate})")
             else:
                 cells.append("-")
         lines.append("| " + " | ".join(["geometric mean", "", ""] + [""] * files + cells + [""]) + " |")

@@ -404,14 +404,14 @@ TEST_F(Compare, NoiseWithinTheSpreadPassesARealRegressionFails) {
   EXPECT_FALSE(s[0].beyond_noise);
   auto pass = run_ompref("compare " + c + " " + noisy + " --threshold 5");
   EXPECT_EQ(pass.status, 0) << pass.output;
-  EXPECT_NE(pass.output.find("threshold 5%: no run is slower than in [1] beyond its threshold and its spread"),
+  EXPECT_NE(pass.output.find("threshold 5%: no run is slower than in [1] beyond its threshold and its noise"),
             std::string::npos) << pass.output;
-  EXPECT_NE(pass.output.find("within the spread of the two runs' repetitions (not counted):\n  [2] stream host_simd "
+  EXPECT_NE(pass.output.find("within the noise of the two runs' repetitions (not counted):\n  [2] stream host_simd "
                              "tiny host: 1.940 s against 1.000 s in [1] (94.0% slower; threshold 5%, spread 96.0%)"),
             std::string::npos) << pass.output;
   auto fail = run_ompref("compare " + c + " " + slow + " --threshold 5");
   EXPECT_EQ(fail.status, 1) << fail.output;
-  EXPECT_NE(fail.output.find("1 run(s) slower than in [1] beyond their threshold and their spread:\n  [2] stream "
+  EXPECT_NE(fail.output.find("1 run(s) slower than in [1] beyond their threshold and their noise:\n  [2] stream "
                              "host_simd tiny host: 1.300 s against 1.000 s in [1] (30.0% slower; threshold 5%, "
                              "spread 2.0%)"),
             std::string::npos) << fail.output;

@@ -23,6 +23,7 @@
 #include <fmt/ranges.h>
 
 #include "common/io/output_file.hpp"
+#include "app/compare_noise.hpp"
 #include "app/result_input.hpp"
 #include "common/registry.hpp"
 #include "common/usage_error.hpp"
@@ -391,18 +392,23 @@ std::string measure(const ResultRun& r, bool by_rate) {
   return by_rate ? fmt::format("{:.4g} {}", r.fom_value, r.fom_name) : format_time(r.median_s);
 }
 
-std::string threshold_section(const std::vector<Row>& rows, std::size_t files, const Thresholds& t) {
+std::string threshold_section(const std::vector<Row>& rows, const std::vector<ResultFile>& files, const Thresholds& t) {
   const std::vector<Slower> slower = slower_than_first(rows, files, t);
-  std::string beyond, within;
+  std::string beyond, within, changed;
   int counted = 0;
   for (const Slower& s : slower) {
     const ResultRun& first = *s.row->in_file[0];
     const ResultRun& other = *s.row->in_file[s.file];
+    const std::string noise = s.p_value ? fmt::format("rank test p = {:.2g} over {} and {} repetitions", *s.p_value,
+                                                      first.samples.size(), other.samples.size())
+                                        : fmt::format("spread {:.1f}%", s.noise_percent);
     const std::string line =
-        fmt::format("  [{}] {}: {} against {} in [1]{} ({:.1f}% slower; threshold {}%, spread {:.1f}%)\n", s.file + 1,
+        fmt::format("  [{}] {}: {} against {} in [1]{} ({:.1f}% slower; threshold {}%, {})\n", s.file + 1,
                     run_name(*s.row), measure(other, s.by_rate), measure(first, s.by_rate),
-                    s.by_rate ? ", by rate" : "", s.percent, s.threshold, s.noise_percent);
-    if (s.beyond_noise) {
+                    s.by_rate ? ", by rate" : "", s.percent, s.threshold, noise);
+    if (!s.machine_changed.empty()) {
+      changed += line + fmt::format("    not comparable: machine changed: {}\n", s.machine_changed);
+    } else if (s.beyond_noise) {
       beyond += line;
       ++counted;
     } else {
@@ -410,11 +416,13 @@ std::string threshold_section(const std::vector<Row>& rows, std::size_t files, c
     }
   }
   std::string out = fmt::format("threshold {}: ", describe(t));
-  out += counted == 0 ? "no run is slower than in [1] beyond its threshold and its spread\n"
-                      : fmt::format("{} run(s) slower than in [1] beyond their threshold and their spread:\n{}",
+  out += counted == 0 ? "no run is slower than in [1] beyond its threshold and its noise\n"
+                      : fmt::format("{} run(s) slower than in [1] beyond their threshold and their noise:\n{}",
                                     counted, beyond);
   if (!within.empty())
-    out += "slower than the threshold but within the spread of the two runs' repetitions (not counted):\n" + within;
+    out += "slower than the threshold but within the noise of the two runs' repetitions (not counted):\n" + within;
+  if (!changed.empty())
+    out += "slower than the threshold on a machine that changed (not counted):\n" + changed;
   for (const auto& [place, value] : {std::pair<const char*, std::optional<double>>{"host", t.host}, {"device", t.device}})
     if (!value) out += fmt::format("{} runs: not gated (no {} threshold)\n", place, place);
   return out;
@@ -463,7 +471,8 @@ ResultFile load_result_file(const std::string& path) {
   if (!doc.is_object() || doc.value("suite", json()) != "ompref" || !doc.contains("runs") || !doc.at("runs").is_array())
     throw UsageError(fmt::format("{}: {} (no \"suite\": \"ompref\" with a \"runs\" list; {})", path,
                                  not_a_result, contents_of(doc)));
-  ResultFile file{path, header_of(doc), {}};
+  ResultFile file{path, header_of(doc), {}, doc};
+  file.top.erase("runs");
   for (const json& run : doc.at("runs")) {
     const std::string missing = missing_field(run);
     if (!missing.empty())
@@ -481,6 +490,9 @@ ResultFile load_result_file(const std::string& path) {
     // Files that lack the fastest or slowest repetition: no spread known.
     r.min_s = time.contains("min") && time.at("min").is_number() ? time.at("min").get<double>() : r.median_s;
     r.max_s = time.contains("max") && time.at("max").is_number() ? time.at("max").get<double>() : r.median_s;
+    if (time.contains("samples") && time.at("samples").is_array())
+      for (const json& t : time.at("samples"))
+        if (t.is_number()) r.samples.push_back(t.get<double>());
     if (run.contains("fom") && run.at("fom").is_object()) {
       const json& fom = run.at("fom");
       if (fom.contains("name") && fom.at("name").is_string() && fom.contains("value") && fom.at("value").is_number()) {
@@ -670,7 +682,23 @@ std::string describe(const Thresholds& t) {
   return fmt::format("{}", fmt::join(parts, ", "));
 }
 
-std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t files, const Thresholds& t) {
+namespace {
+
+// A run's repetitions as the comparison sees them: times, or (by rate) the
+// figure of merit of each repetition, fom x median / time.
+std::vector<double> compared_samples(const ResultRun& r, bool by_rate) {
+  if (!by_rate) return r.samples;
+  std::vector<double> rates;
+  for (double t : r.samples)
+    if (t > 0) rates.push_back(r.fom_value * r.median_s / t);
+  return rates;
+}
+
+std::vector<Slower> slower(const std::vector<Row>& rows, std::size_t files, const Thresholds& t,
+                           const std::vector<ResultFile>* of) {
+  std::vector<std::vector<MachineChange>> changes(files);
+  if (of)
+    for (std::size_t k = 1; k < files; ++k) changes[k] = machine_changes((*of)[0].top, (*of)[k].top);
   std::vector<Slower> out;
   for (const Row& row : rows)
     for (std::size_t k = 1; k < files; ++k) {
@@ -684,9 +712,34 @@ std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t 
       const double slower_by = (1.0 / *c.speedup - 1.0) * 100.0;
       if (!(slower_by > *threshold)) continue;
       const double noise = std::max(spread_percent(first), spread_percent(other));
-      out.push_back({&row, k, slower_by, noise, *threshold, c.basis == Basis::rate, slower_by > noise});
+      Slower s{&row, k, slower_by, noise, *threshold, c.basis == Basis::rate, slower_by > noise, std::nullopt, ""};
+      const bool by_rate = c.basis == Basis::rate;
+      const std::vector<double> a = compared_samples(first, by_rate), b = compared_samples(other, by_rate);
+      if (a.size() >= rank_test_min_samples && b.size() >= rank_test_min_samples) {
+        s.p_value = mann_whitney_p(a, b);
+        s.beyond_noise = *s.p_value < rank_test_alpha;
+      }
+      std::vector<std::string> why;
+      for (const MachineChange& m : changes[k])
+        if (concerns(m, row.place)) why.push_back(m.what);
+      if (!why.empty()) {
+        s.machine_changed = fmt::format("{}", fmt::join(why, "; "));
+        s.beyond_noise = false;
+      }
+      out.push_back(s);
     }
   return out;
+}
+
+}  // namespace
+
+std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t files, const Thresholds& t) {
+  return slower(rows, files, t, nullptr);
+}
+
+std::vector<Slower> slower_than_first(const std::vector<Row>& rows, const std::vector<ResultFile>& files,
+                                      const Thresholds& t) {
+  return slower(rows, files.size(), t, &files);
 }
 
 std::string matching_notes(const std::vector<ResultFile>& files, const std::vector<Row>& rows) {
@@ -741,6 +794,9 @@ std::string format_comparison(const std::vector<ResultFile>& files, const std::v
   std::string out;
   for (std::size_t k = 0; k < files.size(); ++k)
     out += fmt::format("[{}] {}: {}\n", k + 1, files[k].path, files[k].header);
+  std::vector<json> tops;
+  for (const ResultFile& f : files) tops.push_back(f.top);
+  out += settings_that_differ(tops) + load_lines(tops) + machine_change_lines(tops);
   out += "speedup of [k] = median time in [1] / median time in [k] (above 1: [k] is faster); where the size or a "
          "parameter that scales the work differs, [k]'s figure of merit / [1]'s, marked \"by rate\"; where a "
          "parameter it does not normalise differs, none (\"not comparable\"); geometric mean over the runs valid "
@@ -755,7 +811,7 @@ std::string format_comparison(const std::vector<ResultFile>& files, const std::v
     out += workload_table(rows, w, files.size());
   }
   out += "\n" + differences(rows, files.size());
-  if (thresholds) out += threshold_section(rows, files.size(), *thresholds);
+  if (thresholds) out += threshold_section(rows, files, *thresholds);
   return out;
 }
 
@@ -772,6 +828,13 @@ static const char* basis_name(Basis basis) {
 nlohmann::json comparison_json(const std::vector<ResultFile>& files, const std::vector<Row>& rows) {
   json out = {{"files", json::array()}, {"rows", json::array()}, {"geomeans", json::object()}, {"notes", json::array()}};
   for (const ResultFile& f : files) out["files"].push_back({{"path", f.path}, {"header", f.header}});
+  // Per file k > 0: how its machine changed against the first file's (compare_noise.hpp).
+  for (std::size_t k = 1; k < files.size(); ++k) {
+    json changes = json::array();
+    for (const MachineChange& c : machine_changes(files[0].top, files[k].top))
+      changes.push_back({{"place", c.place}, {"what", c.what}});
+    out["files"][k]["machine_changes"] = changes;
+  }
   std::vector<std::string> workloads;
   for (const Row& row : rows) {
     if (std::find(workloads.begin(), workloads.end(), row.workload) == workloads.end()) workloads.push_back(row.workload);
@@ -846,7 +909,7 @@ int run_compare(const CompareArgs& args) {
   if (!args.json.empty()) write_output(args.json, comparison_json(files, rows).dump(2) + "\n", "--json");
   fmt::print(args.json == "-" ? stderr : stdout, "{}", format_comparison(files, rows, thresholds));
   if (!thresholds) return 0;
-  const std::vector<Slower> slower = slower_than_first(rows, files.size(), *thresholds);
+  const std::vector<Slower> slower = slower_than_first(rows, files, *thresholds);
   return std::any_of(slower.begin(), slower.end(), [](const Slower& s) { return s.beyond_noise; }) ? 1 : 0;
 }
 

@@ -25,6 +25,7 @@ struct ResultRun {
   double median_s = 0;
   bool valid = true;
   double min_s = 0, max_s = 0;  // the fastest and slowest timed repetitions
+  std::vector<double> samples;  // every timed repetition's time (time_s.samples); empty in older files
   std::string fom_name;         // the figure of merit per unit of work ("GB/s", "MLUPS", ...); empty: none
   double fom_value = 0;
 };
@@ -33,6 +34,7 @@ struct ResultFile {
   std::string path;
   std::string header;  // compiler | offload | host | devices | date [| ompref git describe]
   std::vector<ResultRun> runs;
+  nlohmann::json top;  // the document without its runs: provenance, host, ceilings, load (compare_noise.hpp)
 };
 
 // Reads a file written by `ompref run --json`; anything else (a missing file,
@@ -99,7 +101,11 @@ std::string describe(const Thresholds& t);
 // The runs of files 2..N slower than in the first file by more than their
 // place's threshold: the place is "host" where either run ran on the host
 // (a host variant, or a target run that fell back), else "device". beyond_noise:
-// also slower than the larger spread of the two runs; only those fail the gate.
+// where both runs have rank_test_min_samples repetitions or more, the rank
+// test on them (compare_noise.hpp) finds the difference (p below
+// rank_test_alpha); else slower than the larger spread of the two runs; and,
+// given the files, the machine did not change at the run's place between
+// them (machine_changes). Only those beyond noise fail the gate.
 struct Slower {
   const Row* row;
   std::size_t file;
@@ -108,8 +114,12 @@ struct Slower {
   double threshold;     // the place's threshold
   bool by_rate;
   bool beyond_noise;
+  std::optional<double> p_value;  // the rank test's, where it was used
+  std::string machine_changed;    // how the machine changed at the run's place; empty: it did not
 };
 std::vector<Slower> slower_than_first(const std::vector<Row>& rows, std::size_t files, const Thresholds& t);
+std::vector<Slower> slower_than_first(const std::vector<Row>& rows, const std::vector<ResultFile>& files,
+                                      const Thresholds& t);
 
 // Lines that explain what compare did not match: a file whose runs were made
 // at other sizes than the first file's, and a file with no run comparable to

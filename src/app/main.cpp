@@ -22,6 +22,7 @@
 #include "app/run_command.hpp"
 #include "common/device.hpp"
 #include "common/io/output_file.hpp"
+#include "common/machine_record.hpp"
 #include "common/provenance.hpp"
 #include "common/ranks.hpp"
 #include "common/registry.hpp"
@@ -126,6 +127,7 @@ void list_devices() {
   fmt::print("host: {}, {} cores, {} OpenMP threads, {:.1f} GiB memory\n", h.cpu.empty() ? "unknown CPU" : h.cpu,
              h.cores, h.threads, gib(h.memory_bytes));
   auto devices = offload_devices();
+  fmt::print("machine:\n{}", machine_record_text(machine_record()));
   fmt::print("build: {}{}\n", offload_description(), OMPREF_OFFLOAD_BUILD ? "" : " (a host build: target variants always run on the host)");
   if (devices.empty()) fmt::print("no offload devices (this build: {})\n", offload_description());
   for (const DeviceInfo& d : devices)

@@ -66,6 +66,7 @@ void aggregate(RunResult& r, const Variant& v, const std::vector<nlohmann::json>
   }
   const bool split = v.splits_across_ranks;
   r.time_s = t;
+  r.samples_s.clear();  // the ranks' medians combined: no repetition's time stands for them all
   r.fom = split ? rate(r.model.fom_amount, t.median) : fom_sum;
   const double bytes_rate = split ? rate(r.model.bytes, t.median) : bytes_rate_sum;
   r.ceiling_gbps.reset();

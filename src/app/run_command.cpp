@@ -24,6 +24,7 @@
 #include "common/device.hpp"
 #include "common/device_wait.hpp"
 #include "common/io/output_file.hpp"
+#include "common/machine_record.hpp"
 #include "common/ranks.hpp"
 #include "common/registry.hpp"
 #include "common/results.hpp"
@@ -282,6 +283,7 @@ struct Setup {
   bool any_target = false, any_host = false;  // any_target: target or native, on a device
   HostInfo host;
   MemoryLimits limits;
+  double planned_bytes = 0;  // the largest working set planned (0: a workload did not say); the ceilings' size
 };
 
 // The workload options that only some variants read (each variant's
@@ -366,7 +368,14 @@ Setup prepare(const RunArgs& args, CLI::App& command, bool worker = false) {
   s.limits = memory_limits(s.host, s.any_target, s.devices);
   // Every planned workload's options, input files and memory, before any
   // ceiling is measured or any workload allocates.
-  for (const auto& [w, chosen] : s.plan) w->check(size_of(args, *w), s.limits);
+  for (const auto& [w, chosen] : s.plan) {
+    double asked = 0;
+    MemoryLimits recording = s.limits;
+    recording.record_host = &asked;
+    w->check(size_of(args, *w), recording);
+    s.planned_bytes = asked > 0 && s.planned_bytes >= 0 ? std::max(s.planned_bytes, asked) : -1;
+  }
+  s.planned_bytes = std::max(s.planned_bytes, 0.0);
   if (!worker) {
     note_idle_options(s.plan, command);
     s.files->open_folder();
@@ -447,6 +456,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
 
   Progress progress(count_runs(plan, devices.size()), !args.quiet);
   Ceilings ceilings(!args.no_ceiling, limits);
+  ceilings.size_for(setup.planned_bytes);
   if (!args.no_ceiling) progress.note("measuring the bandwidth ceiling of each place");
   // The host's ceiling where a run uses it: a host variant, or a target
   // variant that falls back to the host (not one whose regions all run on
@@ -525,6 +535,9 @@ void add_output_options(CLI::App& command, RunArgs& args) {
   command.add_option("--save", args.save, "parent of the results folder kept after every run, or none")
       ->default_str(args.save);
   command.add_flag("--quiet", args.quiet, "no progress line on standard error (also: OMPREF_QUIET=1)");
+  command.add_option_function<std::string>(
+      "--note", [](const std::string& text) { set_machine_note(text); },
+      "a note of your own on the machine or the run, kept in the result files (machine.note)");
   command
       .add_option("--device-wait", args.device_wait,
                   "how the host waits for an NVIDIA device: spin (as CUDA programs do) or runtime (the OpenMP "

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <string>
 #include <thread>
 
@@ -38,6 +39,42 @@ static double cgroup_limit_bytes() {
   }
 }
 
+// /sys/devices/system/cpu/cpuN/cache/indexM/{level,size,shared_cpu_list}:
+// the highest level's size, once per distinct set of CPUs sharing it.
+static double last_level_cache_bytes() {
+  static const double bytes = [] {
+  int top = 0;
+  std::map<std::string, double> instances;  // shared_cpu_list -> bytes, at level `top`
+  const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+  for (long cpu = 0; cpu < cpus; ++cpu)
+    for (int index = 0; index < 8; ++index) {
+      const std::string dir = fmt::format("/sys/devices/system/cpu/cpu{}/cache/index{}/", cpu, index);
+      std::ifstream level_file(dir + "level"), size_file(dir + "size"), shared_file(dir + "shared_cpu_list");
+      int level = 0;
+      std::string size, shared;
+      if (!(level_file >> level) || !(size_file >> size) || !(shared_file >> shared)) continue;
+      double bytes = 0;
+      try {
+        std::size_t used = 0;
+        bytes = std::stod(size, &used);
+        const std::string unit = size.substr(used);
+        bytes *= unit == "K" ? 1024.0 : unit == "M" ? 1024.0 * 1024 : unit == "G" ? 1024.0 * 1024 * 1024 : 1.0;
+      } catch (...) {
+        continue;
+      }
+      if (level > top) {
+        top = level;
+        instances.clear();
+      }
+      if (level == top) instances[shared] = bytes;
+    }
+  double total = 0;
+  for (const auto& [shared, one] : instances) total += one;
+  return total;
+  }();
+  return bytes;
+}
+
 HostInfo host_info() {
   HostInfo info;
   std::ifstream cpuinfo("/proc/cpuinfo");
@@ -55,6 +92,7 @@ HostInfo host_info() {
     info.available_bytes = std::min(info.available_bytes, limit);
   }
   if (info.available_bytes <= 0) info.available_bytes = double(sysconf(_SC_AVPHYS_PAGES)) * sysconf(_SC_PAGESIZE);
+  info.last_level_cache_bytes = last_level_cache_bytes();
   return info;
 }
 

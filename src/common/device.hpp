@@ -13,6 +13,9 @@ struct HostInfo {
   int threads = 0;           // omp_get_max_threads()
   double memory_bytes = 0;   // physical memory (or the cgroup limit, if lower)
   double available_bytes = 0;
+  // The caches of the highest level, summed over the distinct instances the
+  // online CPUs share (Linux sysfs); 0 where the system does not tell.
+  double last_level_cache_bytes = 0;
 };
 
 struct DeviceInfo {

@@ -10,6 +10,7 @@ struct HostFp64 {
   double gflops = 0;
   bool valid = false;
   std::string measured;  // how, in words
+  double spread_percent = 0;  // (median pass - best pass) / best pass: the probe's own noise
 };
 
 // Every OpenMP thread runs 32 independent chains x -> a x + b (one fused

@@ -1,6 +1,7 @@
 #include "common/registry.hpp"
 
 #include <algorithm>
+#include <limits>
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -21,8 +22,22 @@ const char* kind_name(Kind kind) {
 static std::string gib(double bytes) { return fmt::format("{:.2f} GiB", bytes / (1024.0 * 1024 * 1024)); }
 
 void MemoryLimits::check_host(double bytes, const std::string& what) const {
+  if (record_host) *record_host = std::max(*record_host, bytes);
   if (bytes > host_bytes)
     throw UsageError(fmt::format("{} needs {} of host memory; {} is available", what, gib(bytes), gib(host_bytes)));
+}
+
+double planned_host_bytes(const Workload& w, const std::string& size) {
+  double asked = 0;
+  MemoryLimits recording;
+  recording.host_bytes = std::numeric_limits<double>::infinity();
+  recording.record_host = &asked;
+  try {
+    w.check(size, recording);  // device_bytes 0: no device limit
+  } catch (const UsageError&) {
+    return 0;  // refused for another reason: the run will say so itself
+  }
+  return asked;
 }
 
 void MemoryLimits::check_device(double bytes, const std::string& what) const {

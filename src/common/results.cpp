@@ -12,6 +12,8 @@
 #include <fmt/ranges.h>
 
 #include "common/known_defects.hpp"
+#include "common/machine_load.hpp"
+#include "common/machine_record.hpp"
 #include "common/provenance.hpp"
 
 namespace ompref {
@@ -24,15 +26,28 @@ Stats Stats::of(std::vector<double> samples) {
   s.min = samples.front();
   s.max = samples.back();
   s.median = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  if (n > 1) {
+    double mean = 0, squares = 0;
+    for (double x : samples) mean += x / double(n);
+    for (double x : samples) squares += (x - mean) * (x - mean);
+    s.stdev = std::sqrt(squares / double(n - 1));
+  }
   return s;
 }
 
 static nlohmann::json stats_json(const Stats& s) {
-  return {{"min", s.min}, {"median", s.median}, {"max", s.max}};
+  return {{"min", s.min}, {"median", s.median}, {"max", s.max}, {"stdev", s.stdev}};
 }
 
 // JSON has no NaN or Inf: such a number is written as null.
 static nlohmann::json number(double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); }
+
+// The run's time: its statistics and every timed repetition (samples, in order).
+static nlohmann::json run_time_json(const RunResult& r) {
+  nlohmann::json t = stats_json(r.time_s);
+  t["samples"] = r.samples_s;
+  return t;
+}
 
 nlohmann::json run_to_json(const RunResult& r) {
   nlohmann::json j = {
@@ -46,7 +61,7 @@ nlohmann::json run_to_json(const RunResult& r) {
       {"reps", r.reps},
       {"reps_requested", r.reps_requested},
       {"warmup", r.warmup},
-      {"time_s", stats_json(r.time_s)},
+      {"time_s", run_time_json(r)},
       {"transfer_s", r.transfer_s},
       {"setup_s", r.setup_s},
       {"validation_s", r.validation_s},
@@ -159,7 +174,8 @@ RunResult run_from_json(const nlohmann::json& j) {
 }
 
 nlohmann::json host_to_json(const HostInfo& h) {
-  return {{"cpu", h.cpu}, {"cores", h.cores}, {"threads", h.threads}, {"memory_bytes", h.memory_bytes}};
+  return {{"cpu", h.cpu}, {"cores", h.cores}, {"threads", h.threads}, {"memory_bytes", h.memory_bytes},
+          {"last_level_cache_bytes", h.last_level_cache_bytes}};
 }
 
 nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices) {
@@ -192,6 +208,8 @@ nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::j
                       {"host", host_to_json(host_info())},
                       {"devices", devices_to_json(offload_devices())},
                       {"ceilings", ceilings},
+                      {"load", machine_load_json(machine_load())},
+                      {"machine", machine_record()},
                       {"provenance", provenance()}};
   if (const NativeBackend* native = registry().native())
     j["native"] = {{"backend", native->name}, {"version", native->version()}};

@@ -14,6 +14,7 @@ namespace ompref {
 
 struct Stats {
   double min = 0, median = 0, max = 0;
+  double stdev = 0;  // the sample standard deviation (0 for fewer than two samples)
   static Stats of(std::vector<double> samples);
 };
 
@@ -43,6 +44,7 @@ struct RunResult {
   int reps = 0, warmup = 0;  // timed repetitions run (fewer than asked when a budget ended them)
   int reps_requested = 0;
   Stats time_s;
+  std::vector<double> samples_s;  // every timed repetition's time, in the order they ran
   double transfer_s = 0;
   // Where the rest of the run's wall time went, on the host: the instance's
   // reset (inputs set, outputs poisoned), the validation (with any reference

@@ -138,6 +138,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   // (mesh) models the one that ran.
   r.model = instance.model(variant.kernel);
   r.time_s = Stats::of(totals);
+  r.samples_s = totals;
   r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
   for (const PhaseModel& p : instance.phases()) {
     auto it = phase_times.find(p.name);
@@ -194,18 +195,43 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
     if (v->kind == kind && !v->ceiling_phase.empty()) candidates.push_back(v);
   MemoryLimits limits = limits_;
   if (!on_device) limits.device_bytes = 0;
-  std::unique_ptr<Instance> instance;
+  const double began = omp_get_wtime();
   // The virtual device's ceiling is sized as the host's: its memory is the host's.
-  if (!candidates.empty())
-    instance = registry().workload(candidates.front()->workload)->make_for_ceiling(on_device && !OMPREF_VIRTUAL_DEVICE, limits);
+  const bool device_memory = on_device && !OMPREF_VIRTUAL_DEVICE;
+  // Sized to the run: a few times its largest working set, beyond any cache
+  // (the host's last-level cache as Linux reports it; 768 MiB for a device,
+  // above the last-level caches of current GPUs), never above the workload's
+  // default. A device keeps its default unless the run's working set is small.
+  constexpr double mib = 1024.0 * 1024.0;
+  const double few = 4, host_floor = std::max(2 * host_info().last_level_cache_bytes, 64 * mib), device_floor = 768 * mib;
+  double target = 0;
+  std::string sized = "the default size";
+  if (planned_bytes_ > 0 && !device_memory) {
+    target = std::max(few * planned_bytes_, host_floor);
+    sized = fmt::format("at most max({} x the run's largest working set of {:.1f} MiB, 2 x the last-level cache of "
+                        "{:.1f} MiB, 64 MiB)",
+                        few, planned_bytes_ / mib, host_info().last_level_cache_bytes / mib);
+  } else if (planned_bytes_ > 0 && few * planned_bytes_ < device_floor) {
+    target = device_floor;
+    sized = fmt::format("{:.0f} MiB: the run's largest working set, {:.1f} MiB, is small", device_floor / mib,
+                        planned_bytes_ / mib);
+  }
+  Workload::CeilingInstance made;
+  if (!candidates.empty()) made = registry().workload(candidates.front()->workload)->make_for_ceiling(device_memory, limits, target);
+  std::unique_ptr<Instance>& instance = made.instance;
+  if (!made.below_default) sized = "the default size";
   // The best phase rate (min time, as BabelStream and the CUDA ceilings report
   // it) over the candidates: which is faster depends on the compiler.
-  // Warm-ups let the clocks ramp up.
+  // Warm-ups let the clocks ramp up; a host ceiling sized below its default
+  // (for a small run) takes fewer.
   RunSettings settings;
-  settings.reps = on_device ? 20 : 15;
-  settings.warmup = on_device ? 5 : 3;
+  settings.reps = on_device ? 20 : made.below_default ? 5 : 15;
+  settings.warmup = on_device ? 5 : made.below_default ? 1 : 3;
   Measured m;
   m.valid = instance != nullptr;
+  m.sized = sized;
+  m.reps = settings.reps;
+  m.warmup = settings.warmup;
   for (const Variant* v : candidates) {
     if (!instance || v->workload != candidates.front()->workload) continue;
     RunResult run = run_variant(*v, *instance, "ceiling", settings, device, {device});
@@ -217,17 +243,19 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
         m.gbps = p.gbps_best;
         m.variant = v->name;
         m.label = fmt::format("{} {} {}", v->workload, v->name, p.name);
+        m.spread_percent = p.time_s.min > 0 ? (p.time_s.median - p.time_s.min) / p.time_s.min * 100.0 : 0;
       }
   }
   if (!instance) m.ran_on = on_device ? target_place(device, true) : "host";
-  fmt::print("ceiling: {:.1f} GB/s on {} (best of {} repetitions of {}, {}){}\n", m.gbps, m.ran_on, settings.reps,
-             m.label.empty() ? "no ceiling variant" : m.label, json_text(m.params, -1),
+  fmt::print("ceiling: {:.1f} GB/s on {} (best of {} repetitions of {}, {}; {}){}\n", m.gbps, m.ran_on, settings.reps,
+             m.label.empty() ? "no ceiling variant" : m.label, json_text(m.params, -1), m.sized,
              m.valid ? "" : "  FAILED VALIDATION: not used");
   if (!on_device) {
     m.fp64 = measure_host_fp64();
     fmt::print("ceiling: {:.1f} GFLOP/s FP64 on host ({}){}\n", m.fp64.gflops, m.fp64.measured,
                m.fp64.valid ? "" : "  FAILED VALIDATION: not used");
   }
+  m.measure_s = omp_get_wtime() - began;
   std::fflush(stdout);
   return places_.emplace(key, m).first->second;
 }
@@ -305,10 +333,11 @@ nlohmann::json Ceilings::to_json() const {
     // The instance's parameters (stream: n, array_bytes) beside the rate.
     nlohmann::json entry = m.params.is_object() ? m.params : nlohmann::json::object();
     entry.update({{"place", m.ran_on}, {"triad_GBps", m.gbps}, {"variant", m.variant}, {"measured", m.label},
-                  {"valid", m.valid}});
+                  {"valid", m.valid}, {"triad_spread_percent", m.spread_percent}, {"sized", m.sized},
+                  {"reps", m.reps}, {"warmup", m.warmup}, {"measure_s", m.measure_s}});
     if (key < 0 && m.fp64.gflops > 0)
       entry.update({{"fp64_GFLOPs", m.fp64.valid ? nlohmann::json(m.fp64.gflops) : nlohmann::json(nullptr)},
-                    {"fp64_measured", m.fp64.measured}});
+                    {"fp64_measured", m.fp64.measured}, {"fp64_spread_percent", m.fp64.spread_percent}});
     if (auto it = native_.find(key); key >= 0 && it != native_.end()) entry.update(native_json(it->second));
     out.push_back(entry);
   }

@@ -103,6 +103,12 @@ void set_native_fractions(std::vector<RunResult>& runs);
 class Ceilings {
  public:
   Ceilings(bool enabled, MemoryLimits limits) : enabled_(enabled), limits_(limits) {}
+  // Sizes the ceilings to the run (before they are measured): `planned_bytes`,
+  // the largest working set the run plans (planned_host_bytes), bounds the
+  // host ceiling's arrays to a few times it, never below twice the host's
+  // last-level cache; a device's ceiling keeps its default size unless the
+  // run's working set is small (runner.cpp). 0: the default sizes.
+  void size_for(double planned_bytes) { planned_bytes_ = planned_bytes; }
   // Measures the places up front, before any workload allocates: the host and
   // each device that really runs target regions.
   void measure_places(bool host, const std::vector<int>& devices);
@@ -120,6 +126,10 @@ class Ceilings {
     std::string variant;  // the variant that set it
     std::string label;    // "<workload> <variant> <phase>"
     HostFp64 fp64;        // the host's FP64 rate (host entry only)
+    double spread_percent = 0;  // (median - best) / best of the ceiling phase's repetitions
+    std::string sized;          // how the instance's size was chosen, in words
+    int reps = 0, warmup = 0;
+    double measure_s = 0;       // wall time of the measurement, the FP64 probe included
   };
   struct NativeMeasured {
     std::string place;
@@ -135,6 +145,7 @@ class Ceilings {
 
   bool enabled_;
   MemoryLimits limits_;
+  double planned_bytes_ = 0;
   std::map<int, Measured> places_;         // key: device number, -1 for the host
   std::map<int, NativeMeasured> native_;   // key: device number
 };

@@ -30,6 +30,8 @@ struct MemoryLimits {
   // Throws UsageError naming `what` and both sizes when `bytes` do not fit.
   void check_host(double bytes, const std::string& what) const;
   void check_device(double bytes, const std::string& what) const;
+  // Where set, check_host also records the largest request here.
+  double* record_host = nullptr;
 };
 
 // How one repetition of an instance turns into rates.
@@ -100,10 +102,20 @@ class Workload {
   // An instance for measuring the bandwidth ceiling of a place (on a device
   // or the host) with this workload's ceiling variants (Variant::ceiling_phase);
   // nullptr for workloads that have none.
-  virtual std::unique_ptr<Instance> make_for_ceiling(bool /*on_device*/, const MemoryLimits& /*limits*/) {
-    return nullptr;
+  // target_bytes > 0: the instance's arrays take at most about that many
+  // bytes (never more than without it); 0: the workload's own choice.
+  struct CeilingInstance {
+    std::unique_ptr<Instance> instance;
+    bool below_default = false;  // smaller than the workload's own choice, for target_bytes
+  };
+  virtual CeilingInstance make_for_ceiling(bool /*on_device*/, const MemoryLimits& /*limits*/, double /*target_bytes*/) {
+    return {};
   }
 };
+
+// The host bytes `w` asks for at `size` with its options (what its check()
+// holds against host memory): the working set of the run it plans.
+double planned_host_bytes(const Workload& w, const std::string& size);
 
 
 }  // namespace ompref

@@ -241,13 +241,17 @@ class StreamWorkload final : public Workload {
     return make_instance(n_ > 0 ? n_ : elements_for_size(size), limits, precision_);
   }
   // Arrays well beyond any cache: 3 x 256 MiB on the host, 3 x 2 GiB on a
-  // device, halved until they take at most half of the memory.
-  std::unique_ptr<Instance> make_for_ceiling(bool on_device, const MemoryLimits& limits) override {
+  // device, or fewer elements (a multiple of 4096) where target_bytes asks
+  // for less; halved until they take at most half of the memory.
+  CeilingInstance make_for_ceiling(bool on_device, const MemoryLimits& limits, double target_bytes) override {
     std::size_t n = elements_for_size(on_device ? "large" : "medium");
-    while (n > (std::size_t(1) << 20) && (3.0 * 8 * double(n) > limits.host_bytes * 0.5 ||
-                                          (limits.device_bytes > 0 && 3.0 * 8 * double(n) > limits.device_bytes * 0.5)))
+    const double element_bytes = 3.0 * sizeof(double);
+    const bool below = target_bytes > 0 && target_bytes < element_bytes * double(n);
+    if (below) n = std::max(std::size_t(4096), std::size_t(target_bytes / element_bytes) / 4096 * 4096);
+    while (n > (std::size_t(1) << 20) && (element_bytes * double(n) > limits.host_bytes * 0.5 ||
+                                          (limits.device_bytes > 0 && element_bytes * double(n) > limits.device_bytes * 0.5)))
       n /= 2;
-    return make_instance(n, limits);
+    return {make_instance(n, limits), below};
   }
 
  private:
