@@ -13,8 +13,9 @@ Cases:
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
                  step (8 nx ny (2 + 2 x 5): psi's two edge planes, five crossing
                  directions of two ghost planes) and a halo time per step.
-  gpp_ranks      gpp's target_ranks (bands split) on 1, 2 and 3 ranks: valid, and
-                 achtemp the same within the validation tolerance.
+  gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
+                 split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
+                 tolerance of target_udr's and target_tuned's in one process.
   json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
                  device, times and ceilings; the aggregate figure of merit is the sum;
                  the CSV's ranks columns.
@@ -112,23 +113,49 @@ def lbm_halo():
     print(f"lbm halo notes: device copy on 1 rank, {between} on 2, {want_bytes} bytes per step")
 
 
+def numbers(tree, name=""):
+    """The numbers of a JSON value by path ("achtemp[0][1]": achtemp's first complex's imaginary part)."""
+    if isinstance(tree, bool):
+        return {}
+    if isinstance(tree, (int, float)):
+        return {name: tree}
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree) if isinstance(tree, list) else ()
+    out = {}
+    for key, value in items:
+        out.update(numbers(value, f"{name}.{key}" if isinstance(key, str) else f"{name}[{key}]"))
+    return out
+
+
 def gpp_ranks():
-    common = ["run", "gpp", "--size", "tiny", "--variant", "target_ranks", "--reps", "1", "--warmup", "0",
-              "--no-ceiling"]
-    results = {}
+    # One mpirun per rank count runs both rank forms and, on one rank, the
+    # kernels they split: each rank form on 1, 2 and 3 ranks within the
+    # tolerance of its one-process kernel's result.
+    forms = {"target_ranks": "target_udr", "target_tuned_ranks": "target_tuned"}
+    common = ["run", "gpp", "--size", "tiny", "--reps", "1", "--warmup", "0", "--no-ceiling"]
+    runs = {}
     for ranks in (1, 2, 3):
-        run = run_json(ranks, common)["runs"][0]
-        check(run["valid"], f"{ranks} ranks: target_ranks failed validation: {run.get('failure')}")
-        results[ranks] = run
-    base = results[1]["observables"]
-    tol = results[1]["tolerance"]
-    for ranks, run in results.items():
-        for key, value in run["observables"].items():
-            if isinstance(value, (int, float)) and isinstance(base.get(key), (int, float)):
+        variants = [*forms, *(forms.values() if ranks == 1 else ())]
+        for run in run_json(ranks, [*common, "--variant", ",".join(variants)])["runs"]:
+            check(run["valid"], f"{ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
+            if ranks > 1:
+                check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
+                      f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
+            runs[(run["variant"], ranks)] = run
+    compared = 0
+    for form, kernel in forms.items():
+        base, tol = numbers(runs[(kernel, 1)]["observables"]), runs[(kernel, 1)]["tolerance"]
+        for ranks in (1, 2, 3):
+            got = numbers(runs[(form, ranks)]["observables"])
+            check(got.keys() == base.keys(), f"{ranks} ranks: {form} observables {sorted(got)}, {kernel}'s {sorted(base)}")
+            for key, value in got.items():
                 scale = max(abs(base[key]), 1e-300)
                 check(abs(value - base[key]) / scale <= tol,
-                      f"{ranks} ranks: observable {key} = {value}, {base[key]} on 1 rank (tolerance {tol})")
-    print(f"gpp target_ranks on 1, 2, 3 ranks: valid, observables within {tol}")
+                      f"{ranks} ranks: {form} observable {key} = {value}, {kernel} in one process {base[key]} "
+                      f"(tolerance {tol})")
+                compared += 1
+    check(compared > 0, f"no numeric observables compared: {runs[('target_ranks', 1)]['observables']}")
+    print(f"gpp target_ranks and target_tuned_ranks on 1, 2, 3 ranks: valid, observables within the tolerance of "
+          f"target_udr's and target_tuned's ({compared} compared)")
 
 
 def json_fields():
