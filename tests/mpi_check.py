@@ -13,6 +13,9 @@ Cases:
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
                  step (8 nx ny (2 + 2 x 5): psi's two edge planes, five crossing
                  directions of two ghost planes) and a halo time per step.
+  lbm_memory     target_slabs on 1 and 3 ranks (nz = 30): each rank's notes give the
+                 bytes its device holds, its slab's planes and ghost planes by the
+                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's.
   gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
                  split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
                  tolerance of target_udr's and target_tuned's in one process.
@@ -126,6 +129,40 @@ def numbers(tree, name=""):
     return out
 
 
+def lbm_memory():
+    nx, ny, nz = 16, 12, 30
+    args = ["run", "lbm", "--size", "tiny", "--nx", str(nx), "--ny", str(ny), "--nz", str(nz), "--reps", "1",
+            "--warmup", "0", "--no-ceiling", "--variant", "target_slabs"]
+    plane = nx * ny
+
+    def device_bytes(planes):
+        # Two lattices of 19 doubles, psi (a double) and solid (a byte) a cell over
+        # the slab's planes and its two ghost planes (each array rounded up to 8
+        # cells), and four halo buffers of five planes.
+        stride = (plane * (planes + 2) + 7) // 8 * 8
+        return stride * (2 * 19 * 8 + 8 + 1) + 4 * 5 * plane * 8
+
+    held, host = {}, {}
+    for ranks in (1, 3):
+        run = run_json(ranks, args)["runs"][0]
+        check(run["valid"], f"{ranks} ranks: target_slabs failed validation: {run.get('failure')}")
+        per_rank = run["ranks"]["per_rank"] if ranks > 1 else [{"rank": 0, "notes": run["notes"]}]
+        for r in per_rank:
+            notes = r.get("notes", {})
+            planes = (nz * (r["rank"] + 1)) // ranks - (nz * r["rank"]) // ranks
+            want = device_bytes(planes)
+            check(notes.get("device_bytes_held") == want,
+                  f"{ranks} ranks, rank {r['rank']}: device_bytes_held {notes.get('device_bytes_held')}, the slab's "
+                  f"{planes} planes and ghosts hold {want}")
+            check(notes.get("host_bytes_held", 0) > 0, f"{ranks} ranks, rank {r['rank']}: no host_bytes_held: {notes}")
+            held.setdefault(ranks, []).append(notes["device_bytes_held"])
+            host.setdefault(ranks, []).append(notes["host_bytes_held"])
+    one, most = held[1][0], max(held[3])
+    check(most < 0.45 * one, f"3 ranks: a rank's device holds {most} bytes, one rank's {one}: not its slab's share")
+    print(f"lbm target_slabs: a rank's device holds {most} bytes on 3 ranks, {one} on 1 ({most / one:.2f}); "
+          f"its host {max(host[3])} and {host[1][0]} (the whole instance: the host side is not slab-local)")
+
+
 def gpp_ranks():
     # One mpirun per rank count runs both rank forms and, on one rank, the
     # kernels they split: each rank form on 1, 2 and 3 ranks within the
@@ -234,7 +271,7 @@ def failing_rank():
     print("a validation failure ends every rank with 1; an error mid-run aborts with 2; a killed rank ends the job")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, gpp_ranks, json_fields, bad_input, failing_rank)}
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
 CASES[CASE]()

@@ -95,10 +95,21 @@ void whole_step(const LbmInstance& s, Slab& slab, RunContext& ctx, bool halo_pha
 // The halo's bytes one rank sends per step: psi's two edge planes and the
 // crossing directions of the two ghost planes.
 inline double halo_bytes_per_step(const Slab& slab) { return 8.0 * slab.plane * (2 + 2 * crossing); }
+// The bytes of lattice state this rank holds on its device (the slab's two
+// lattices, psi, solid and the four halo buffers) and on the host (the
+// instance's lattices, fields and solid mask, and the slab's host arrays
+// that are touched: psi, solid, the staging buffers).
+struct BytesHeld {
+  double device = 0, host = 0;
+};
+BytesHeld bytes_held(const Slab& slab, const LbmInstance& s);
 
-// The slab of the run in progress (one variant runs at a time): made by the
-// variant's enter_data, gathered back and dropped by its exit_data.
-Slab& active();
-Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInstance&, RunContext&));
+// A slab variant: `run` is one repetition on the run's slab. The slab is a
+// state object of the variant's run: its enter_data makes it (make_slab,
+// enter_lattices, slab_data, choose_path), each repetition is handed it, and
+// its exit_data ends it (notes, IPC closed, owned planes home, gathered,
+// freed). `file` is the registering source file (the call site's).
+using SlabRun = void (*)(LbmInstance&, Slab&, RunContext&);
+Variant slab_variant(const char* name, const char* sentence, SlabRun run, const char* file = __builtin_FILE());
 
 }  // namespace ompref::lbm::slabs

@@ -50,8 +50,7 @@ void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*
   }
 }
 
-void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
-  Slab& b = active();
+void target_slabs_overlap(LbmInstance& s, Slab& b, RunContext& ctx) {
   const int dev = ctx.device;
   for (int step = 0; step < s.p.steps; ++step) {
     if (b.path == HaloPath::device_copy) {
@@ -76,7 +75,9 @@ const Registration target_slabs_overlap_registration{slab_variant(
     "target_slabs_overlap",
     "target_slabs with the halo hidden: edge planes first, then the inner planes in a task while the master thread "
     "moves the edges' halo (by target_slabs' path)",
-    target_slabs_overlap).follows("target_slabs")};
+    target_slabs_overlap)
+        .follows("target_slabs")
+        .uses({"taskwait", "num_threads"})};  // the passes and exchanges it calls are target_slabs'
 
 }  // namespace
 }  // namespace ompref::lbm::slabs
