@@ -12,7 +12,8 @@ Cases:
                  rank, "host-staged" between ranks of a host build, or the path
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
                  step (8 nx ny (2 + 2 x 5): psi's two edge planes, five crossing
-                 directions of two ghost planes) and a halo time per step.
+                 directions of two ghost planes), a halo time per step and its
+                 parts (pack, copy, message, unpack; self on one rank) adding up to it.
   lbm_memory     target_slabs on 1 and 3 ranks (nz = 30): each rank's notes give the
                  bytes its device holds, its slab's planes and ghost planes by the
                  layout's formula (on 3 ranks under 0.45 of one rank's), and its host's.
@@ -108,6 +109,19 @@ def lbm_halo():
             check(notes.get("halo_path") == path, f"{what}: path {path!r} expected")
             check(notes.get("halo_bytes_per_step") == want_bytes, f"{what}: {want_bytes} bytes per step expected")
             check(notes.get("halo_s_per_step", 0) > 0, f"{what}: no halo time per step")
+            # The parts are timestamped inside the exchanges: they add up to
+            # at most the halo's time, and to most of it.
+            parts, total = notes.get("halo_parts_s_per_step", {}), notes["halo_s_per_step"]
+            check(set(parts) == {"pack", "copy", "message", "unpack", "self"}, f"{what}: halo parts {parts}")
+            check(all(v >= 0 for v in parts.values()), f"{what}: a negative part")
+            check(0.5 * total <= sum(parts.values()) <= total * (1 + 1e-9) + 1e-12,
+                  f"{what}: parts {parts} add up to {sum(parts.values())}, the halo {total}")
+            kernels_between = ("pack", "unpack") if ranks > 1 else ("self",)
+            check(all(parts[k] > 0 for k in kernels_between) and
+                  all(parts[k] == 0 for k in parts if k not in kernels_between + ("copy", "message")),
+                  f"{what}: parts {parts}: {kernels_between} expected on this path")
+            if ranks > 1:
+                check(parts["message"] > 0, f"{what}: no time in MPI's messages: {parts}")
             if ranks > 1:
                 for r in run["ranks"]["per_rank"]:
                     check(r.get("notes", {}).get("halo_path") == path, f"{what}: rank {r['rank']} notes {r.get('notes')}")

@@ -11,6 +11,7 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <memory>
@@ -238,6 +239,11 @@ Variant slab_variant(const char* name, const char* sentence, SlabRun run, const 
     ctx.notes["halo_path"] = path_name(b.path);
     ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
     ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
+    const double steps = double(std::max(b.halo_steps, 1L));
+    ctx.notes["halo_parts_s_per_step"] = {{"pack", b.parts.pack / steps},       {"copy", b.parts.copy / steps},
+                                          {"message", b.parts.message / steps}, {"unpack", b.parts.unpack / steps},
+                                          {"self", b.parts.self / steps}};
+    if (b.inner_wait_s > 0) ctx.notes["inner_wait_s_per_step"] = b.inner_wait_s / steps;
     const BytesHeld held = bytes_held(b, s);
     ctx.notes["device_bytes_held"] = held.device;
     ctx.notes["host_bytes_held"] = held.host;
