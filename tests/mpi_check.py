@@ -28,6 +28,9 @@ Cases:
   failing_rank   a validation failure on one rank of 2: every rank exits 1; an error
                  in the middle of a run ends the job with MPI_Abort and status 2; a
                  rank that dies ends the job (no hang).
+  scaling        scripts/scaling.py on 1 and 2 ranks (gpp tiny): one JSON with both runs,
+                 their commands, speedups and efficiencies as computed from the runs'
+                 figures; a failing run exits 1; bad arguments exit 2 with one line.
 Each mpirun has a time limit: a hang fails the case.
 """
 import json
@@ -285,7 +288,76 @@ def failing_rank():
     print("a validation failure ends every rank with 1; an error mid-run aborts with 2; a killed rank ends the job")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank)}
+def scaling():
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "scaling.py")
+    launcher = ["--ompref", OMPREF, "--mpirun", MPIEXEC, "--mpirun-args", "--allow-run-as-root --oversubscribe"]
+    work = ["run", "gpp", "--size", "tiny", "--variant", "target_tuned,target_tuned_ranks", "--reps", "2",
+            "--no-ceiling"]
+
+    def script_run(args):
+        try:
+            p = subprocess.run([sys.executable, script, *args], env=ENV, capture_output=True, text=True,
+                               timeout=2 * LIMIT_S)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"FAIL: scaling.py {' '.join(args)} still running after {2 * LIMIT_S} s")
+        return p.returncode, p.stdout, p.stderr
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "scaling.json")
+        status, _, err = script_run([*launcher, "--ranks", "1,2", "--against", "target_tuned", "--out", out, "--",
+                                     *work])
+        check(status == 0, f"scaling.py on 1 and 2 ranks: exit {status}\n{err}")
+        with open(out) as f:
+            doc = json.load(f)
+        check("scaling.py" in doc["command"] and doc["ranks"] == [1, 2] and doc["scaling"] == "strong",
+              f"header: {doc['command']}, {doc['ranks']}, {doc['scaling']}")
+        check([r["ranks"] for r in doc["runs"]] == [1, 2], f"runs {[r['ranks'] for r in doc['runs']]}")
+        fom = {}
+        for r in doc["runs"]:
+            check(r["exit"] == 0 and f"-np {r['ranks']} " in r["command"] and " ".join(work) in r["command"],
+                  f"{r['ranks']} ranks: exit {r['exit']}, command {r['command']}")
+            for run in r["result"]["runs"]:
+                check(run["valid"], f"{r['ranks']} ranks: {run['variant']} invalid")
+                fom[(run["variant"], r["ranks"])] = run["fom"]["value"]
+        check(r["result"]["runs"][1]["ranks"]["count"] == 2, "the 2-rank run's JSON has no 2 ranks")
+        seen = 0
+        for e in doc["efficiencies"]:
+            for row in e["by_ranks"]:
+                want = fom[(e["variant"], row["ranks"])] / fom[(e["variant"], 1)]
+                check(abs(row["speedup"] - want) <= 1e-12 * want and abs(row["efficiency"] - want / row["ranks"]) <=
+                      1e-12 * want, f"{e['variant']} on {row['ranks']}: {row}, speedup {want} from the runs")
+                against = fom[(e["variant"], row["ranks"])] / fom[("target_tuned", 1)]
+                check(abs(row["against"]["speedup"] - against) <= 1e-12 * against, f"{e['variant']}: {row['against']}")
+                seen += 1
+        check(seen == 4, f"{seen} efficiencies, 4 expected (2 variants, 2 rank counts)")
+        # A run that fails: exit 1, the JSON still written with its status.
+        status, _, err = script_run([*launcher, "--ranks", "1", "--out", out, "--", "run", "gpp", "--size", "nosuch"])
+        with open(out) as f:
+            failed = json.load(f)
+        check(status == 1 and failed["runs"][0]["exit"] == 2, f"a failing run: exit {status}, runs {failed['runs']}")
+        # Bad arguments: exit 2 and one line, before any run; the output never overwrites an input.
+        binary = os.path.join(tmp, "ompref")
+        with open(OMPREF, "rb") as f, open(binary, "wb") as g:
+            g.write(f.read())
+        os.chmod(binary, 0o755)
+        size = os.path.getsize(binary)
+        for bad in (["--ranks", "0,1"], ["--ranks", "1,x"], ["--weak", "nz"], ["--ompref", os.path.join(tmp, "none")],
+                    ["--ompref", binary, "--out", binary], ["--", "run", "gpp", "--json", "x.json"]):
+            args = [*launcher, "--out", os.path.join(tmp, "bad.json"), *bad]
+            if "--" not in bad:
+                args += ["--", *work]
+            status, _, err = script_run(args)
+            lines = err.strip().splitlines()
+            check(status == 2 and len(lines) == 1 and lines[0].startswith("scaling.py: "),
+                  f"scaling.py {' '.join(bad)}: exit {status}, stderr {err!r}")
+            check(not os.path.exists(os.path.join(tmp, "bad.json")), f"scaling.py {' '.join(bad)}: wrote its output")
+        check(os.path.getsize(binary) == size, "scaling.py overwrote the ompref it was given")
+    print("scaling.py on 1 and 2 ranks: one JSON with both runs, their commands and the efficiencies; "
+          "a failing run exits 1; bad arguments exit 2 with one line")
+
+
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank,
+                                 scaling)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
 CASES[CASE]()
