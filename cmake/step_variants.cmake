@@ -2,7 +2,9 @@
 # `host_variant(`, `target_variant(` or `native_variant(` call whose first two
 # arguments are string literals (the workload and the variant), across line
 # breaks, and every Variant filled in field by field (`v.workload = "w";`
-# then `v.name = "n";`: gpp_5_multi.cpp), its kind then the folder's. Used by cmake/compile_step.cmake to name the variants of a file that
+# then `v.name = "n";`: gpp_5_multi.cpp), its kind then the folder's, and
+# every `slab_variant("n"` (lbm's slab variants over MPI ranks,
+# src/mpi/lbm_slabs.hpp: target variants of lbm). Used by cmake/compile_step.cmake to name the variants of a file that
 # did not compile, and checked against the registrations of every compiled
 # file by tests/feature_tags.py (so the two cannot drift apart).
 #
@@ -34,6 +36,11 @@ function(ompref_step_variants file out)
   foreach(_field IN LISTS _fields)
     string(REGEX REPLACE "^.*workload${_ws}=${_ws}\"([a-z0-9_]+)\"${_ws}SEMICOLON.*name${_ws}=${_ws}\"([a-z0-9_]+)\"$"
                          "${_kind}|\\1|\\2" _entry "${_field}")
+    list(APPEND _found "${_entry}")
+  endforeach()
+  string(REGEX MATCHALL "slab_variant\\(${_ws}\"[a-z0-9_]+\"" _slabs "${_text}")
+  foreach(_slab IN LISTS _slabs)
+    string(REGEX REPLACE "^slab_variant\\(${_ws}\"([a-z0-9_]+)\"$" "target|lbm|\\1" _entry "${_slab}")
     list(APPEND _found "${_entry}")
   endforeach()
   set(${out} "${_found}" PARENT_SCOPE)

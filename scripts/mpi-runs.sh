@@ -7,7 +7,7 @@
 #   scripts/mpi-runs.sh lbm      lbm paper size (512x512x256) on 1 and 2 ranks: target_fused,
 #                                target_slabs, target_slabs_overlap (strong scaling), and
 #                                512x512x512 on 2 ranks (weak scaling)
-#   scripts/mpi-runs.sh gpp      gpp paper deck: target_udr and target_ranks on 1 and 2 ranks
+#   scripts/mpi-runs.sh gpp      gpp paper deck: target_udr, target_ranks, target_tuned and target_tuned_ranks on 1 and 2 ranks
 #   scripts/mpi-runs.sh stream   stream large: the target variants on 1 and 2 ranks
 set -uo pipefail
 set_name=${1:?usage: mpi-runs.sh lbm|gpp|stream}
@@ -38,7 +38,7 @@ case "$set_name" in
     ;;
   gpp)
     for n in 1 2; do
-      ranks "$n" run gpp --size paper --variant target_udr,target_ranks --reps 5 --warmup 1 \
+      ranks "$n" run gpp --size paper --variant target_udr,target_ranks,target_tuned,target_tuned_ranks --reps 5 --warmup 1 \
         --json "$out/gpp-paper-np$n.json" 2>&1 | tail -8
     done
     ;;

@@ -25,7 +25,9 @@ It also checks cmake/step_variants.cmake, which names the variants of a file
 the build could not compile without compiling it: for every compiled file,
 it must find exactly the variants the registrations list.
 
-usage: feature_tags.py OMPREF SOURCE_DIR CMAKE"""
+usage: feature_tags.py OMPREF SOURCE_DIR CMAKE [PREFIX]
+(PREFIX: only the files whose path from the source root starts with it, as
+src/mpi/: the variants only an MPI build registers)"""
 import json
 import os
 import re
@@ -142,6 +144,7 @@ def features_of(variant, root):
 
 def main():
     ompref, root, cmake = sys.argv[1], sys.argv[2], sys.argv[3]
+    prefix = sys.argv[4] if len(sys.argv) > 4 else ""
     listed = json.loads(subprocess.run([ompref, "list", "--json"], capture_output=True, text=True, check=True).stdout)
     feature_lines = subprocess.run([ompref, "list", "--features"], capture_output=True, text=True,
                                    check=True).stdout.splitlines()
@@ -153,9 +156,12 @@ def main():
         if "(not a known feature" in line:
             problems.append(f"unknown feature name: {line}")
     by_file = {}
+    listed = [v for v in listed if v["file"].startswith(prefix)]
     for v in listed:
         if v.get("compiled", True):
             by_file.setdefault(v["file"], []).append(v)
+    if not by_file:
+        problems.append(f"no compiled variant registered from a file under '{prefix}'")
     checkable = set(PRAGMA_FEATURES) | {"declare reduction", "struct reduction"}
     for file, variants in sorted(by_file.items()):
         derived, exact = {}, {}

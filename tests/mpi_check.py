@@ -12,9 +12,14 @@ Cases:
                  rank, "host-staged" between ranks of a host build, or the path
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
                  step (8 nx ny (2 + 2 x 5): psi's two edge planes, five crossing
-                 directions of two ghost planes) and a halo time per step.
-  gpp_ranks      gpp's target_ranks (bands split) on 1, 2 and 3 ranks: valid, and
-                 achtemp the same within the validation tolerance.
+                 directions of two ghost planes), a halo time per step and its
+                 parts (pack, copy, message, unpack; self on one rank) adding up to it.
+  lbm_memory     target_slabs on 1 and 3 ranks (nz = 30): each rank's notes give the
+                 bytes its device holds, its slab's planes and ghost planes by the
+                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's.
+  gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
+                 split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
+                 tolerance of target_udr's and target_tuned's in one process.
   json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
                  device, times and ceilings; the aggregate figure of merit is the sum;
                  the CSV's ranks columns.
@@ -23,6 +28,9 @@ Cases:
   failing_rank   a validation failure on one rank of 2: every rank exits 1; an error
                  in the middle of a run ends the job with MPI_Abort and status 2; a
                  rank that dies ends the job (no hang).
+  scaling        scripts/scaling.py on 1 and 2 ranks (gpp tiny): one JSON with both runs,
+                 their commands, speedups and efficiencies as computed from the runs'
+                 figures; a failing run exits 1; bad arguments exit 2 with one line.
 Each mpirun has a time limit: a hang fails the case.
 """
 import json
@@ -104,6 +112,19 @@ def lbm_halo():
             check(notes.get("halo_path") == path, f"{what}: path {path!r} expected")
             check(notes.get("halo_bytes_per_step") == want_bytes, f"{what}: {want_bytes} bytes per step expected")
             check(notes.get("halo_s_per_step", 0) > 0, f"{what}: no halo time per step")
+            # The parts are timestamped inside the exchanges: they add up to
+            # at most the halo's time, and to most of it.
+            parts, total = notes.get("halo_parts_s_per_step", {}), notes["halo_s_per_step"]
+            check(set(parts) == {"pack", "copy", "message", "unpack", "self"}, f"{what}: halo parts {parts}")
+            check(all(v >= 0 for v in parts.values()), f"{what}: a negative part")
+            check(0.5 * total <= sum(parts.values()) <= total * (1 + 1e-9) + 1e-12,
+                  f"{what}: parts {parts} add up to {sum(parts.values())}, the halo {total}")
+            kernels_between = ("pack", "unpack") if ranks > 1 else ("self",)
+            check(all(parts[k] > 0 for k in kernels_between) and
+                  all(parts[k] == 0 for k in parts if k not in kernels_between + ("copy", "message")),
+                  f"{what}: parts {parts}: {kernels_between} expected on this path")
+            if ranks > 1:
+                check(parts["message"] > 0, f"{what}: no time in MPI's messages: {parts}")
             if ranks > 1:
                 for r in run["ranks"]["per_rank"]:
                     check(r.get("notes", {}).get("halo_path") == path, f"{what}: rank {r['rank']} notes {r.get('notes')}")
@@ -112,23 +133,83 @@ def lbm_halo():
     print(f"lbm halo notes: device copy on 1 rank, {between} on 2, {want_bytes} bytes per step")
 
 
+def numbers(tree, name=""):
+    """The numbers of a JSON value by path ("achtemp[0][1]": achtemp's first complex's imaginary part)."""
+    if isinstance(tree, bool):
+        return {}
+    if isinstance(tree, (int, float)):
+        return {name: tree}
+    items = tree.items() if isinstance(tree, dict) else enumerate(tree) if isinstance(tree, list) else ()
+    out = {}
+    for key, value in items:
+        out.update(numbers(value, f"{name}.{key}" if isinstance(key, str) else f"{name}[{key}]"))
+    return out
+
+
+def lbm_memory():
+    nx, ny, nz = 16, 12, 30
+    args = ["run", "lbm", "--size", "tiny", "--nx", str(nx), "--ny", str(ny), "--nz", str(nz), "--reps", "1",
+            "--warmup", "0", "--no-ceiling", "--variant", "target_slabs"]
+    plane = nx * ny
+
+    def device_bytes(planes):
+        # Two lattices of 19 doubles, psi (a double) and solid (a byte) a cell over
+        # the slab's planes and its two ghost planes (each array rounded up to 8
+        # cells), and four halo buffers of five planes.
+        stride = (plane * (planes + 2) + 7) // 8 * 8
+        return stride * (2 * 19 * 8 + 8 + 1) + 4 * 5 * plane * 8
+
+    held, host = {}, {}
+    for ranks in (1, 3):
+        run = run_json(ranks, args)["runs"][0]
+        check(run["valid"], f"{ranks} ranks: target_slabs failed validation: {run.get('failure')}")
+        per_rank = run["ranks"]["per_rank"] if ranks > 1 else [{"rank": 0, "notes": run["notes"]}]
+        for r in per_rank:
+            notes = r.get("notes", {})
+            planes = (nz * (r["rank"] + 1)) // ranks - (nz * r["rank"]) // ranks
+            want = device_bytes(planes)
+            check(notes.get("device_bytes_held") == want,
+                  f"{ranks} ranks, rank {r['rank']}: device_bytes_held {notes.get('device_bytes_held')}, the slab's "
+                  f"{planes} planes and ghosts hold {want}")
+            check(notes.get("host_bytes_held", 0) > 0, f"{ranks} ranks, rank {r['rank']}: no host_bytes_held: {notes}")
+            held.setdefault(ranks, []).append(notes["device_bytes_held"])
+            host.setdefault(ranks, []).append(notes["host_bytes_held"])
+    one, most = held[1][0], max(held[3])
+    check(most < 0.45 * one, f"3 ranks: a rank's device holds {most} bytes, one rank's {one}: not its slab's share")
+    print(f"lbm target_slabs: a rank's device holds {most} bytes on 3 ranks, {one} on 1 ({most / one:.2f}); "
+          f"its host {max(host[3])} and {host[1][0]} (the whole instance: the host side is not slab-local)")
+
+
 def gpp_ranks():
-    common = ["run", "gpp", "--size", "tiny", "--variant", "target_ranks", "--reps", "1", "--warmup", "0",
-              "--no-ceiling"]
-    results = {}
+    # One mpirun per rank count runs both rank forms and, on one rank, the
+    # kernels they split: each rank form on 1, 2 and 3 ranks within the
+    # tolerance of its one-process kernel's result.
+    forms = {"target_ranks": "target_udr", "target_tuned_ranks": "target_tuned"}
+    common = ["run", "gpp", "--size", "tiny", "--reps", "1", "--warmup", "0", "--no-ceiling"]
+    runs = {}
     for ranks in (1, 2, 3):
-        run = run_json(ranks, common)["runs"][0]
-        check(run["valid"], f"{ranks} ranks: target_ranks failed validation: {run.get('failure')}")
-        results[ranks] = run
-    base = results[1]["observables"]
-    tol = results[1]["tolerance"]
-    for ranks, run in results.items():
-        for key, value in run["observables"].items():
-            if isinstance(value, (int, float)) and isinstance(base.get(key), (int, float)):
+        variants = [*forms, *(forms.values() if ranks == 1 else ())]
+        for run in run_json(ranks, [*common, "--variant", ",".join(variants)])["runs"]:
+            check(run["valid"], f"{ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
+            if ranks > 1:
+                check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
+                      f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
+            runs[(run["variant"], ranks)] = run
+    compared = 0
+    for form, kernel in forms.items():
+        base, tol = numbers(runs[(kernel, 1)]["observables"]), runs[(kernel, 1)]["tolerance"]
+        for ranks in (1, 2, 3):
+            got = numbers(runs[(form, ranks)]["observables"])
+            check(got.keys() == base.keys(), f"{ranks} ranks: {form} observables {sorted(got)}, {kernel}'s {sorted(base)}")
+            for key, value in got.items():
                 scale = max(abs(base[key]), 1e-300)
                 check(abs(value - base[key]) / scale <= tol,
-                      f"{ranks} ranks: observable {key} = {value}, {base[key]} on 1 rank (tolerance {tol})")
-    print(f"gpp target_ranks on 1, 2, 3 ranks: valid, observables within {tol}")
+                      f"{ranks} ranks: {form} observable {key} = {value}, {kernel} in one process {base[key]} "
+                      f"(tolerance {tol})")
+                compared += 1
+    check(compared > 0, f"no numeric observables compared: {runs[('target_ranks', 1)]['observables']}")
+    print(f"gpp target_ranks and target_tuned_ranks on 1, 2, 3 ranks: valid, observables within the tolerance of "
+          f"target_udr's and target_tuned's ({compared} compared)")
 
 
 def json_fields():
@@ -207,7 +288,76 @@ def failing_rank():
     print("a validation failure ends every rank with 1; an error mid-run aborts with 2; a killed rank ends the job")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, gpp_ranks, json_fields, bad_input, failing_rank)}
+def scaling():
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "scripts", "scaling.py")
+    launcher = ["--ompref", OMPREF, "--mpirun", MPIEXEC, "--mpirun-args", "--allow-run-as-root --oversubscribe"]
+    work = ["run", "gpp", "--size", "tiny", "--variant", "target_tuned,target_tuned_ranks", "--reps", "2",
+            "--no-ceiling"]
+
+    def script_run(args):
+        try:
+            p = subprocess.run([sys.executable, script, *args], env=ENV, capture_output=True, text=True,
+                               timeout=2 * LIMIT_S)
+        except subprocess.TimeoutExpired:
+            sys.exit(f"FAIL: scaling.py {' '.join(args)} still running after {2 * LIMIT_S} s")
+        return p.returncode, p.stdout, p.stderr
+
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "scaling.json")
+        status, _, err = script_run([*launcher, "--ranks", "1,2", "--against", "target_tuned", "--out", out, "--",
+                                     *work])
+        check(status == 0, f"scaling.py on 1 and 2 ranks: exit {status}\n{err}")
+        with open(out) as f:
+            doc = json.load(f)
+        check("scaling.py" in doc["command"] and doc["ranks"] == [1, 2] and doc["scaling"] == "strong",
+              f"header: {doc['command']}, {doc['ranks']}, {doc['scaling']}")
+        check([r["ranks"] for r in doc["runs"]] == [1, 2], f"runs {[r['ranks'] for r in doc['runs']]}")
+        fom = {}
+        for r in doc["runs"]:
+            check(r["exit"] == 0 and f"-np {r['ranks']} " in r["command"] and " ".join(work) in r["command"],
+                  f"{r['ranks']} ranks: exit {r['exit']}, command {r['command']}")
+            for run in r["result"]["runs"]:
+                check(run["valid"], f"{r['ranks']} ranks: {run['variant']} invalid")
+                fom[(run["variant"], r["ranks"])] = run["fom"]["value"]
+        check(r["result"]["runs"][1]["ranks"]["count"] == 2, "the 2-rank run's JSON has no 2 ranks")
+        seen = 0
+        for e in doc["efficiencies"]:
+            for row in e["by_ranks"]:
+                want = fom[(e["variant"], row["ranks"])] / fom[(e["variant"], 1)]
+                check(abs(row["speedup"] - want) <= 1e-12 * want and abs(row["efficiency"] - want / row["ranks"]) <=
+                      1e-12 * want, f"{e['variant']} on {row['ranks']}: {row}, speedup {want} from the runs")
+                against = fom[(e["variant"], row["ranks"])] / fom[("target_tuned", 1)]
+                check(abs(row["against"]["speedup"] - against) <= 1e-12 * against, f"{e['variant']}: {row['against']}")
+                seen += 1
+        check(seen == 4, f"{seen} efficiencies, 4 expected (2 variants, 2 rank counts)")
+        # A run that fails: exit 1, the JSON still written with its status.
+        status, _, err = script_run([*launcher, "--ranks", "1", "--out", out, "--", "run", "gpp", "--size", "nosuch"])
+        with open(out) as f:
+            failed = json.load(f)
+        check(status == 1 and failed["runs"][0]["exit"] == 2, f"a failing run: exit {status}, runs {failed['runs']}")
+        # Bad arguments: exit 2 and one line, before any run; the output never overwrites an input.
+        binary = os.path.join(tmp, "ompref")
+        with open(OMPREF, "rb") as f, open(binary, "wb") as g:
+            g.write(f.read())
+        os.chmod(binary, 0o755)
+        size = os.path.getsize(binary)
+        for bad in (["--ranks", "0,1"], ["--ranks", "1,x"], ["--weak", "nz"], ["--ompref", os.path.join(tmp, "none")],
+                    ["--ompref", binary, "--out", binary], ["--", "run", "gpp", "--json", "x.json"]):
+            args = [*launcher, "--out", os.path.join(tmp, "bad.json"), *bad]
+            if "--" not in bad:
+                args += ["--", *work]
+            status, _, err = script_run(args)
+            lines = err.strip().splitlines()
+            check(status == 2 and len(lines) == 1 and lines[0].startswith("scaling.py: "),
+                  f"scaling.py {' '.join(bad)}: exit {status}, stderr {err!r}")
+            check(not os.path.exists(os.path.join(tmp, "bad.json")), f"scaling.py {' '.join(bad)}: wrote its output")
+        check(os.path.getsize(binary) == size, "scaling.py overwrote the ompref it was given")
+    print("scaling.py on 1 and 2 ranks: one JSON with both runs, their commands and the efficiencies; "
+          "a failing run exits 1; bad arguments exit 2 with one line")
+
+
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank,
+                                 scaling)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
 CASES[CASE]()

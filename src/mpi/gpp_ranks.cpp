@@ -7,7 +7,7 @@
 // lanes', threads' and teams' partial sums with complex3_combine
 // (common/gpp/complex.hpp), and the MPI_Op that adds the ranks' partial sums
 // calls that same function, over an MPI datatype of the same three-complex
-// struct. The sum is then broadcast, so that every rank validates the whole
+// struct (complex3_mpi.hpp). The sum is then broadcast, so that every rank validates the whole
 // achtemp against the closed form or the varied-data reference.
 #include <mpi.h>
 
@@ -15,33 +15,11 @@
 #include "common/gpp/gpp.hpp"
 #include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
+#include "mpi/complex3_mpi.hpp"
 
 namespace ompref::gpp {
 
 namespace {
-
-// MPI's user function: inout[i] = in[i] (+) inout[i] with the OpenMP combiner.
-void complex3_mpi_combine(void* in, void* inout, int* count, MPI_Datatype*) {
-  const Complex3* from = static_cast<const Complex3*>(in);
-  Complex3* to = static_cast<Complex3*>(inout);
-  for (int i = 0; i < *count; ++i) complex3_combine(to[i], from[i]);
-}
-
-// Complex3 as MPI sees it (six contiguous doubles: complex.hpp asserts the
-// size) and the sum over it; made once, after MPI_Init.
-struct Complex3Mpi {
-  MPI_Datatype type;
-  MPI_Op sum;
-  Complex3Mpi() {
-    MPI_Type_contiguous(6, MPI_DOUBLE, &type);
-    MPI_Type_commit(&type);
-    MPI_Op_create(complex3_mpi_combine, /*commute=*/1, &sum);
-  }
-};
-const Complex3Mpi& complex3_mpi() {
-  static const Complex3Mpi made;
-  return made;
-}
 
 void target_ranks(GppInstance& s, RunContext& ctx) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
@@ -89,11 +67,7 @@ void target_ranks(GppInstance& s, RunContext& ctx) {
       complex3_combine(acc, loc);
     }
   }
-  const Complex3Mpi& mpi = complex3_mpi();
-  Complex3 total = complex3_zero();
-  MPI_Reduce(&acc, &total, 1, mpi.type, mpi.sum, 0, MPI_COMM_WORLD);
-  MPI_Bcast(&total, 1, mpi.type, 0, MPI_COMM_WORLD);
-  s.achtemp = total;
+  s.achtemp = complex3_sum_over_ranks(acc);
   // Inputs only: their reference is given back, nothing is copied home.
 #pragma omp target exit data device(dev)                                                           \
     map(release : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \

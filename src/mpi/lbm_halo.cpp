@@ -48,6 +48,13 @@ namespace {
 
 enum Tag { psi_down, psi_up, populations_up, populations_down };
 
+// Adds the seconds since `since` to `part`; returns the time now.
+double lap(double& part, double since) {
+  const double now = omp_get_wtime();
+  part += now - since;
+  return now;
+}
+
 // (A build without offload drops the directives: hence [[maybe_unused]].)
 void update_from([[maybe_unused]] double* p, [[maybe_unused]] long offset, [[maybe_unused]] long count,
                  [[maybe_unused]] int dev) {
@@ -106,7 +113,7 @@ void populations_self(Slab& b, int dev) {
 }
 
 // The ghost planes' crossing populations into send_up and send_down (device).
-void pack_populations(Slab& b, int dev) {
+void pack_kernel(Slab& b, int dev) {
   const long stride = b.g.stride, plane = b.plane, top = (b.nzl + 1) * plane, n = crossing * plane;
   const double* out = b.next();
   double *send_up = b.send_up.data(), *send_down = b.send_down.data();
@@ -121,7 +128,7 @@ void pack_populations(Slab& b, int dev) {
 
 // recv_below and recv_above (device) into the edge planes, where the source
 // cell (in the ghost plane) is fluid.
-void unpack_populations(Slab& b, int dev) {
+void unpack_kernel(Slab& b, int dev) {
   const Grid g = b.g;
   const long stride = g.stride, plane = b.plane, n = crossing * plane;
   const int nzl = b.nzl;
@@ -150,15 +157,22 @@ struct Message {
   double *send, *receive;
   int to, from, tag;
 };
+// Its `ready` calls count as copies, the rest as messages.
 void exchange_two(const Message (&m)[2], long count, void (*ready)(Slab&, int, int), Slab& b, int dev) {
   MPI_Request requests[4];
+  double t = omp_get_wtime();
   for (int i = 0; i < 2; ++i)
     MPI_Irecv(m[i].receive, int(count), MPI_DOUBLE, m[i].from, m[i].tag, MPI_COMM_WORLD, &requests[i]);
   for (int i = 0; i < 2; ++i) {
-    if (ready) ready(b, dev, i);
+    if (ready) {
+      t = lap(b.parts.message, t);
+      ready(b, dev, i);
+      t = lap(b.parts.copy, t);
+    }
     MPI_Isend(m[i].send, int(count), MPI_DOUBLE, m[i].to, m[i].tag, MPI_COMM_WORLD, &requests[2 + i]);
   }
   MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+  lap(b.parts.message, t);
 }
 
 }  // namespace
@@ -186,13 +200,15 @@ namespace {
 // Node IPC: this rank's planes are in its neighbours' memory; an empty
 // message tells each so (tag `to_above` up, `to_below` down), and the
 // exchange ends when both neighbours have said the same of theirs.
-void planes_are_there(const Slab& b, int to_above, int to_below) {
+// Its time from `since` counts as messages.
+void planes_are_there(Slab& b, int to_above, int to_below, double since) {
   MPI_Request requests[4];
   MPI_Irecv(nullptr, 0, MPI_BYTE, b.below, to_above, MPI_COMM_WORLD, &requests[0]);
   MPI_Irecv(nullptr, 0, MPI_BYTE, b.above, to_below, MPI_COMM_WORLD, &requests[1]);
   MPI_Isend(nullptr, 0, MPI_BYTE, b.above, to_above, MPI_COMM_WORLD, &requests[2]);
   MPI_Isend(nullptr, 0, MPI_BYTE, b.below, to_below, MPI_COMM_WORLD, &requests[3]);
   MPI_Waitall(4, requests, MPI_STATUSES_IGNORE);
+  lap(b.parts.message, since);
 }
 
 }  // namespace
@@ -202,9 +218,10 @@ void exchange_psi(Slab& b, int dev) {
   const long plane = b.plane, first = plane, last = b.nzl * plane, top = (b.nzl + 1) * plane;
   if (b.path == HaloPath::device_copy) {
     psi_self(b, dev);
+    lap(b.parts.self, t0);
   } else if (b.path == HaloPath::node_ipc) {
     put_psi_ipc(b);
-    planes_are_there(b, psi_up, psi_down);
+    planes_are_there(b, psi_up, psi_down, lap(b.parts.copy, t0));
   } else {
     const bool staged = b.path == HaloPath::host_staged;
     double* psi = staged ? b.psi.data() : b.device_psi;
@@ -216,26 +233,30 @@ void exchange_psi(Slab& b, int dev) {
     };
     exchange_two(m, plane, staged ? +from_device : nullptr, b, dev);
     if (staged) {
+      const double t = omp_get_wtime();
       update_to(b.psi.data(), 0, plane, dev);
       update_to(b.psi.data(), top, plane, dev);
+      lap(b.parts.copy, t);
     }
   }
   b.halo_s += omp_get_wtime() - t0;
+  ++b.halo_steps;
 }
 
-void exchange_populations(Slab& b, int dev) {
+void pack_populations(Slab& b, int dev) {
+  const double t0 = omp_get_wtime();
+  pack_kernel(b, dev);
+  b.halo_s += lap(b.parts.pack, t0) - t0;
+}
+
+void move_populations(Slab& b, int dev) {
   const double t0 = omp_get_wtime();
   const long n = crossing * b.plane;
-  if (b.path == HaloPath::device_copy) {
-    populations_self(b, dev);
-  } else if (b.path == HaloPath::node_ipc) {
-    pack_populations(b, dev);
+  if (b.path == HaloPath::node_ipc) {
     put_populations_ipc(b);
-    planes_are_there(b, populations_up, populations_down);
-    unpack_populations(b, dev);
+    planes_are_there(b, populations_up, populations_down, lap(b.parts.copy, t0));
   } else {
     const bool staged = b.path == HaloPath::host_staged;
-    pack_populations(b, dev);
     const Message m[2] = {
         {staged ? b.send_up.data() : b.device_send_up, staged ? b.recv_below.data() : b.device_recv_below, b.above,
          b.below, populations_up},
@@ -246,13 +267,31 @@ void exchange_populations(Slab& b, int dev) {
     };
     exchange_two(m, n, staged ? +from_device : nullptr, b, dev);
     if (staged) {
+      const double t = omp_get_wtime();
       update_to(b.recv_below.data(), 0, n, dev);
       update_to(b.recv_above.data(), 0, n, dev);
+      lap(b.parts.copy, t);
     }
-    unpack_populations(b, dev);
   }
   b.halo_s += omp_get_wtime() - t0;
-  ++b.halo_steps;
+}
+
+void unpack_populations(Slab& b, int dev) {
+  const double t0 = omp_get_wtime();
+  unpack_kernel(b, dev);
+  b.halo_s += lap(b.parts.unpack, t0) - t0;
+}
+
+void exchange_populations(Slab& b, int dev) {
+  if (b.path == HaloPath::device_copy) {
+    const double t0 = omp_get_wtime();
+    populations_self(b, dev);
+    b.halo_s += lap(b.parts.self, t0) - t0;
+    return;
+  }
+  pack_populations(b, dev);
+  move_populations(b, dev);
+  unpack_populations(b, dev);
 }
 
 }  // namespace ompref::lbm::slabs

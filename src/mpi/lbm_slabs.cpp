@@ -11,9 +11,12 @@
 
 #include <mpi.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 #include <fmt/format.h>
@@ -120,6 +123,14 @@ void exit_lattices(Slab& b, LbmInstance& s, bool on_device, int dev) {
   }
 }
 
+BytesHeld bytes_held(const Slab& b, const LbmInstance& s) {
+  const double ls = double(b.g.stride), buffers = 4.0 * crossing * double(b.plane) * 8;
+  const double slab_fields = ls * 8 + ls;  // psi, solid
+  double instance = double(s.solid.size());
+  for (const FieldArray* a : {&s.lat[0], &s.lat[1], &s.rho, &s.ux, &s.uy, &s.uz, &s.psi}) instance += 8.0 * double(a->size());
+  return BytesHeld{2 * Q * ls * 8 + slab_fields + buffers, instance + slab_fields + buffers};
+}
+
 DeviceData slab_data(Slab& b) {
   return DeviceData().in(b.psi).in(b.solid).in(b.send_down).in(b.send_up).in(b.recv_below).in(b.recv_above);
 }
@@ -193,45 +204,54 @@ void whole_step(const LbmInstance& s, Slab& b, RunContext& ctx, bool halo_phases
   b.cur ^= 1;
 }
 
-namespace {
-
-std::unique_ptr<Slab>& holder() {
-  static std::unique_ptr<Slab> slab;
-  return slab;
-}
-
-}  // namespace
-
-Slab& active() { return *holder(); }
-
 // The slab is made from the instance's initial state before timing, and its
 // owned planes gathered back into the instance after, where validate() holds
-// them against the single-process reference as for every lbm variant.
-Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInstance&, RunContext&)) {
+// them against the single-process reference as for every lbm variant. The
+// three functions share the run's slab through `state`, which only the
+// variant's own functions see: made by enter_data, ended by exit_data.
+Variant slab_variant(const char* name, const char* sentence, SlabRun run, const char* file) {
   Variant v;
   v.workload = "lbm";
   v.name = name;
-  v.file = source_path(__FILE__);
+  v.file = source_path(file);
   v.kind = Kind::target;
   v.sentence = sentence;
-  v.run = typed(run);
-  v.enter_data = [](Instance& instance, RunContext& ctx) {
-    holder() = make_slab(static_cast<LbmInstance&>(instance), ctx.on_device);
-    enter_lattices(*holder(), static_cast<LbmInstance&>(instance), ctx.on_device, ctx.device);
-    slab_data(*holder()).enter(ctx.device);
-    choose_path(*holder(), ctx.on_device, ctx.device);
+  auto state = std::make_shared<std::unique_ptr<Slab>>();
+  const auto slab_of = [state, name = std::string(name)]() -> Slab& {
+    if (!*state) throw std::logic_error(name + ": a repetition or exit_data without the slab enter_data makes");
+    return **state;
   };
-  v.exit_data = [](Instance& instance, RunContext& ctx) {
-    const Slab& b = *holder();
+  v.run = [run, slab_of](Instance& instance, RunContext& ctx) {
+    run(static_cast<LbmInstance&>(instance), slab_of(), ctx);
+  };
+  v.enter_data = [state](Instance& instance, RunContext& ctx) {
+    LbmInstance& s = static_cast<LbmInstance&>(instance);
+    std::unique_ptr<Slab> slab = make_slab(s, ctx.on_device);
+    enter_lattices(*slab, s, ctx.on_device, ctx.device);
+    slab_data(*slab).enter(ctx.device);
+    choose_path(*slab, ctx.on_device, ctx.device);
+    *state = std::move(slab);
+  };
+  v.exit_data = [state, slab_of](Instance& instance, RunContext& ctx) {
+    Slab& b = slab_of();
+    LbmInstance& s = static_cast<LbmInstance&>(instance);
     // How the halo moved and what it cost (warm-up steps included).
     ctx.notes["halo_path"] = path_name(b.path);
     ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
     ctx.notes["halo_s_per_step"] = b.halo_steps > 0 ? b.halo_s / double(b.halo_steps) : 0.0;
-    close_node_ipc(*holder());  // before any rank frees what a neighbour mapped
-    exit_lattices(*holder(), static_cast<LbmInstance&>(instance), ctx.on_device, ctx.device);
-    slab_data(*holder()).exit(ctx.device);
-    gather(*holder(), static_cast<LbmInstance&>(instance));
-    holder().reset();
+    const double steps = double(std::max(b.halo_steps, 1L));
+    ctx.notes["halo_parts_s_per_step"] = {{"pack", b.parts.pack / steps},       {"copy", b.parts.copy / steps},
+                                          {"message", b.parts.message / steps}, {"unpack", b.parts.unpack / steps},
+                                          {"self", b.parts.self / steps}};
+    if (b.inner_wait_s > 0) ctx.notes["inner_wait_s_per_step"] = b.inner_wait_s / steps;
+    const BytesHeld held = bytes_held(b, s);
+    ctx.notes["device_bytes_held"] = held.device;
+    ctx.notes["host_bytes_held"] = held.host;
+    close_node_ipc(b);  // before any rank frees what a neighbour mapped
+    exit_lattices(b, s, ctx.on_device, ctx.device);
+    slab_data(b).exit(ctx.device);
+    gather(b, s);
+    state->reset();
   };
   return v.split_across_ranks();
 }
@@ -239,8 +259,8 @@ Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInst
 namespace {
 
 // One step at a time: each exchange after the pass it serves.
-void target_slabs(LbmInstance& s, RunContext& ctx) {
-  for (int step = 0; step < s.p.steps; ++step) whole_step(s, active(), ctx, true);
+void target_slabs(LbmInstance& s, Slab& b, RunContext& ctx) {
+  for (int step = 0; step < s.p.steps; ++step) whole_step(s, b, ctx, true);
 }
 
 const Registration target_slabs_registration{slab_variant(
@@ -249,7 +269,9 @@ const Registration target_slabs_registration{slab_variant(
     "populations packed on the device and exchanged after each pass (a device copy on one rank, a device-to-device "
     "copy into the neighbours' mapped buffers between ranks of one node, device buffers to a CUDA-aware MPI, else the "
     "packed planes staged through the host)",
-    target_slabs)};
+    target_slabs)
+        .follows("target_fused")
+        .uses({"target teams distribute parallel for", "collapse", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm::slabs

@@ -58,6 +58,18 @@ struct Slab {
   std::unique_ptr<NodeIpc, NodeIpcDeleter> ipc;  // node IPC's mappings
   double halo_s = 0;    // wall time in the exchanges so far
   long halo_steps = 0;  // steps exchanged so far
+  // Where halo_s went, timestamped around each part of the exchanges (the
+  // run's notes: halo_parts_s_per_step): kernels that pack the ghost planes
+  // and unpack what arrived (device), copies of the planes (node IPC's device
+  // to device copies and their stream wait; the host-staged path's `target
+  // update`s), MPI's messages (waiting for the neighbours' data, or for
+  // their "your planes are there"), and the device copy path's kernels.
+  struct HaloParts {
+    double pack = 0, copy = 0, message = 0, unpack = 0, self = 0;
+  } parts;
+  // target_slabs_overlap: the master thread's wait for the inner planes
+  // after its exchange ended (zero where the exchange took longer).
+  double inner_wait_s = 0;
   int cur = 0;
   double* current() { return lat[cur].data(); }
   double* next() { return lat[cur ^ 1].data(); }
@@ -84,10 +96,20 @@ void gather(const Slab& slab, LbmInstance& s);
 // The two passes and the two exchanges, on planes [z_lo, z_hi) of the slab.
 void psi_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
 void fn_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
-// (lbm_halo.cpp; each adds its wall time to slab.halo_s.)
+// (lbm_halo.cpp; each adds its wall time to slab.halo_s and its parts.)
+// psi's edge planes to the neighbours' ghost planes; once a step.
 void exchange_psi(Slab& slab, int dev);
-// The ghost planes' crossing populations to the neighbours, theirs into the edge planes.
+// The ghost planes' crossing populations to the neighbours, theirs into the
+// edge planes: pack_populations, move_populations, unpack_populations (on
+// one rank, a kernel of its own).
 void exchange_populations(Slab& slab, int dev);
+// The parts of exchange_populations between ranks. move_populations runs
+// no kernel on the node IPC and CUDA-aware paths (copy engines and MPI only),
+// so that it can run beside a kernel that fills the device; pack before it,
+// unpack after it.
+void pack_populations(Slab& slab, int dev);
+void move_populations(Slab& slab, int dev);
+void unpack_populations(Slab& slab, int dev);
 // One step of whole passes over planes [1, nzl], each followed by its
 // exchange (target_slabs' order); the exchanges are phases of their own where
 // `halo_phases`, else timed with the pass they follow.
@@ -95,10 +117,21 @@ void whole_step(const LbmInstance& s, Slab& slab, RunContext& ctx, bool halo_pha
 // The halo's bytes one rank sends per step: psi's two edge planes and the
 // crossing directions of the two ghost planes.
 inline double halo_bytes_per_step(const Slab& slab) { return 8.0 * slab.plane * (2 + 2 * crossing); }
+// The bytes of lattice state this rank holds on its device (the slab's two
+// lattices, psi, solid and the four halo buffers) and on the host (the
+// instance's lattices, fields and solid mask, and the slab's host arrays
+// that are touched: psi, solid, the staging buffers).
+struct BytesHeld {
+  double device = 0, host = 0;
+};
+BytesHeld bytes_held(const Slab& slab, const LbmInstance& s);
 
-// The slab of the run in progress (one variant runs at a time): made by the
-// variant's enter_data, gathered back and dropped by its exit_data.
-Slab& active();
-Variant slab_variant(const char* name, const char* sentence, void (*run)(LbmInstance&, RunContext&));
+// A slab variant: `run` is one repetition on the run's slab. The slab is a
+// state object of the variant's run: its enter_data makes it (make_slab,
+// enter_lattices, slab_data, choose_path), each repetition is handed it, and
+// its exit_data ends it (notes, IPC closed, owned planes home, gathered,
+// freed). `file` is the registering source file (the call site's).
+using SlabRun = void (*)(LbmInstance&, Slab&, RunContext&);
+Variant slab_variant(const char* name, const char* sentence, SlabRun run, const char* file = __builtin_FILE());
 
 }  // namespace ompref::lbm::slabs

@@ -7,6 +7,15 @@
 // on the device, while the master thread moves the edges' halo by the same
 // path as target_slabs (lbm_halo.cpp: the device kernels that pack, copy and
 // unpack, and MPI_THREAD_FUNNELED: MPI calls stay on the master thread).
+// What runs beside the inner planes is only what needs no kernel: psi's
+// exchange, and of the populations' the move between pack and unpack
+// (node IPC: device-to-device copies on copy engines and empty MPI messages;
+// CUDA-aware MPI: MPI; host-staged: `target update`s and MPI). The pack
+// kernel runs before the task and the unpack kernel after the taskwait: a
+// small kernel launched while the inner planes' kernel fills the device
+// waits for its blocks to drain, and the exchange would end only with the
+// inner planes, however fast the link (the halo's parts in the notes show
+// which).
 // Same cells, same arithmetic: the result is target_slabs' bit for bit. A
 // rank that is its own neighbour (one rank) has only a device copy to hide,
 // cheaper than the split, and runs target_slabs' order.
@@ -17,13 +26,14 @@
 //     of the edge planes 1 and nzl and writes the ghost planes 0 and nzl + 1.
 //   fn pass: the task reads f and psi and writes `out` only at cells of
 //     planes [1, nzl] (a cell of plane z pushes into z - 1 .. z + 1; its
-//     bounce-back writes its own cell), and into plane 1 only from plane 2,
-//     with the directions e_z = -1 (`down`), into plane nzl only from plane
-//     nzl - 1, with e_z = +1 (`up`). The exchange reads the ghost planes'
-//     `out` (written by the edge pass before the task began) and writes `up`
-//     of plane 1 and `down` of plane nzl: other slots. With nzl <= 2 there
-//     are no inner planes and no task work.
+//     bounce-back writes its own cell). The move reads and writes only the
+//     four halo buffers (send_up and send_down, packed from the ghost planes
+//     before the task began; recv_below and recv_above, unpacked into the
+//     edge planes after the taskwait). With nzl <= 2 there are no inner
+//     planes and no task work.
 #include <algorithm>
+
+#include <omp.h>
 
 #include "mpi/lbm_slabs.hpp"
 
@@ -36,7 +46,8 @@ void edges(void (*pass)(const LbmInstance&, Slab&, int, int, int), const LbmInst
   if (b.nzl > 1) pass(s, b, dev, b.nzl, b.nzl + 1);
 }
 
-// The inner planes of a pass in a task, the exchange on the master thread.
+// The inner planes of a pass in a task, the exchange on the master thread;
+// the master's wait for the task after its exchange is slab.inner_wait_s.
 void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*exchange)(Slab&, int),
                  const LbmInstance& s, Slab& b, int dev) {
   const int lo = 2, hi = std::max(2, b.nzl);
@@ -46,12 +57,13 @@ void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*
 #pragma omp task default(shared)
     pass(s, b, dev, lo, hi);
     exchange(b, dev);
+    const double t = omp_get_wtime();
 #pragma omp taskwait
+    b.inner_wait_s += omp_get_wtime() - t;
   }
 }
 
-void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
-  Slab& b = active();
+void target_slabs_overlap(LbmInstance& s, Slab& b, RunContext& ctx) {
   const int dev = ctx.device;
   for (int step = 0; step < s.p.steps; ++step) {
     if (b.path == HaloPath::device_copy) {
@@ -66,7 +78,9 @@ void target_slabs_overlap(LbmInstance& s, RunContext& ctx) {
     inner_while(psi_planes, exchange_psi, s, b, dev);
     ctx.clock.lap("calculate_phi");
     edges(fn_planes, s, b, dev);
-    inner_while(fn_planes, exchange_populations, s, b, dev);
+    pack_populations(b, dev);
+    inner_while(fn_planes, move_populations, s, b, dev);
+    unpack_populations(b, dev);
     ctx.clock.lap("calculate_fn");
     b.cur ^= 1;
   }
@@ -76,7 +90,9 @@ const Registration target_slabs_overlap_registration{slab_variant(
     "target_slabs_overlap",
     "target_slabs with the halo hidden: edge planes first, then the inner planes in a task while the master thread "
     "moves the edges' halo (by target_slabs' path)",
-    target_slabs_overlap).follows("target_slabs")};
+    target_slabs_overlap)
+        .follows("target_slabs")
+        .uses({"taskwait", "num_threads"})};  // the passes and exchanges it calls are target_slabs'
 
 }  // namespace
 }  // namespace ompref::lbm::slabs
