@@ -55,7 +55,9 @@ clang=("clang-19|command -v clang++-19 && command -v clang-19"
        "libomp-19-dev|test -e $llvm/lib/libomp.so && test -e $llvm/lib/libomptarget.so")
 libllvm=("llvm-19-dev|test -e $llvm/lib/libLLVM.so.19.1 || test -e $llvm/lib/libLLVM-19.so")
 tests=("libgtest-dev|test -e /usr/include/gtest/gtest.h"
-       "python3|command -v python3")
+       "python3|command -v python3"
+       "python3-jsonschema|/usr/bin/python3 -c 'import jsonschema'"
+       "python3-yaml|/usr/bin/python3 -c 'import yaml'")
 bench=("libbenchmark-dev|test -e /usr/include/benchmark/benchmark.h")
 mpi=("openmpi-bin|command -v mpirun"
      "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")

@@ -57,7 +57,7 @@ using Plan = std::vector<std::pair<Workload*, std::vector<const Variant*>>>;
 
 // Every option checked before anything is measured or allocated.
 void check_options(const RunArgs& args, CLI::App& run_command) {
-  for (const char* option : {"--json", "--csv", "--junit", "--device", "--size", "--save"})
+  for (const char* option : {"--json", "--csv", "--junit", "--benchmark-json", "--device", "--size", "--save"})
     if (run_command.get_option_no_throw(option) != nullptr && run_command.count(option) > 0 &&
         run_command.get_option(option)->as<std::string>().empty())
       throw UsageError(fmt::format("{}: empty value (see ompref {} --help for what is accepted)", option,
@@ -322,7 +322,10 @@ std::string given(CLI::App& command, const char* option) {
 
 // No output names, aliases or lies inside a file the run reads.
 void check_outputs_against_inputs(const RunArgs& args, CLI::App& command) {
-  std::vector<NamedPath> outputs = {{args.json_path, "--json"}, {args.csv_path, "--csv"}, {args.junit_path, "--junit"}};
+  std::vector<NamedPath> outputs = {{args.json_path, "--json"},
+                                    {args.csv_path, "--csv"},
+                                    {args.junit_path, "--junit"},
+                                    {args.benchmark_path, "--benchmark-json"}};
   if (args.save != "none") outputs.push_back({args.save, "--save"});
   for (const char* option : output_folder_options) outputs.push_back({given(command, option), option});
   std::vector<NamedPath> inputs;
@@ -353,7 +356,7 @@ Setup prepare(const RunArgs& args, CLI::App& command, bool worker = false) {
   // The first target region (--size auto asks where target variants run)
   // may compile the device code: it says so while no progress line exists.
   set_device_start_notes(!args.quiet && !worker);
-  if (!worker) s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
+  if (!worker) s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.benchmark_path, args.save}));
   s.plan = make_plan(args);
   s.devices = resolve_devices(args.device);
   // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
@@ -448,7 +451,8 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   const MemoryLimits& limits = setup.limits;
   // With `--json -` or `--csv -` standard output carries that document
   // alone: everything else printed goes to standard error meanwhile.
-  const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
+  const bool document_on_stdout =
+      args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-" || args.benchmark_path == "-";
   const int saved_stdout = document_on_stdout ? dup(STDOUT_FILENO) : -1;
   if (document_on_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
   exit_130_on_interrupt();
@@ -486,7 +490,9 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   for (const LeftOut& v : left_out)
     fmt::print(stderr, "ompref: FAIL {} not compiled: {}\n",
                v.name.empty() ? v.file : fmt::format("{} {} ({})", v.workload, v.name, v.file), v.reason);
-  files.write_named(runs, ceilings.to_json(), left_out);  // the named files first: a lost table loses no result
+  // A target run on the host fallback where a device was asked for: skipped in --junit.
+  const bool device_required = offload_mandatory() || !args.device.empty();
+  files.write_named(runs, ceilings.to_json(), left_out, device_required);  // the named files first: a lost table loses no result
   if (!table_written)
     throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
 
@@ -531,7 +537,13 @@ void add_output_options(CLI::App& command, RunArgs& args) {
   command.add_option("--device", args.device, "N or all: the offload devices target variants run on");
   command.add_option("--json", args.json_path, "write the results as JSON (- for standard output)");
   command.add_option("--csv", args.csv_path, "write the results as CSV, provenance in the last columns (- for standard output)");
-  command.add_option("--junit", args.junit_path, "write JUnit XML, one test case per run (- for standard output)");
+  command.add_option("--junit", args.junit_path,
+                     "write JUnit XML: a test suite per workload, a test case <workload>.<variant> per run; a target "
+                     "run on the host fallback is skipped where a device was required (--device or "
+                     "OMP_TARGET_OFFLOAD=MANDATORY) (- for standard output)");
+  command.add_option("--benchmark-json", args.benchmark_path,
+                     "write each valid run's median time as github-action-benchmark's customSmallerIsBetter JSON "
+                     "(name <workload>.<variant>, unit s, value) (- for standard output)");
   command.add_option("--save", args.save, "parent of the results folder kept after every run, or none")
       ->default_str(args.save);
   command.add_flag("--quiet", args.quiet, "no progress line on standard error (also: OMPREF_QUIET=1)");

@@ -21,7 +21,7 @@ struct RunArgs {
   // --reps is given; 0 (or --reps without --budget) runs exactly --reps.
   double budget_s = 5;
   std::string device;
-  std::string json_path, csv_path, junit_path;
+  std::string json_path, csv_path, junit_path, benchmark_path;
   std::string save;  // results folder's parent, or "none"
   bool no_ceiling = false;
   bool quiet = false;  // no progress line
