@@ -4,7 +4,8 @@
 Every fenced ```yaml block of the page is a job file: GitHub Actions
 (`jobs.<job>.steps[].run`) or GitLab CI (`<job>.script[]`). Their commands run
 in order from the root of the source tree (a GitHub step whose `run` is a
-block runs as one script), each must exit 0, and the files the jobs hand on
+block runs as one script; a command that an earlier job ran already, word for
+word, runs once), each must exit 0, and the files the jobs hand on
 (upload-artifact's `path`, GitLab's `artifacts`, the benchmark step's
 `output-file-path`) must exist afterwards; the benchmark file must be
 github-action-benchmark's customSmallerIsBetter list and the JUnit file must
@@ -97,15 +98,19 @@ def main():
             print(f"{name}:", *commands, sep="\n  ")
         return 0
     env = dict(os.environ, OMPREF_QUIET="1")
-    for name, commands, files, bench in host_jobs:
-        written = [source / f for f in files]
-        there = [str(f) for f in written if f.exists()]
-        if there:
-            print(f"FAIL: {name}: {', '.join(there)} already exist; the job would overwrite them")
-            failures += 1
-            continue
-        try:
+    written = sorted({source / f for _, _, files, _ in host_jobs for f in files})
+    there = [str(f) for f in written if f.exists()]
+    if there:
+        print(f"FAIL: {', '.join(there)} already exist; the jobs would overwrite them")
+        return 1
+    ran = set()
+    try:
+        for name, commands, files, bench in host_jobs:
             for command in commands:
+                if command in ran:
+                    print(f"ran already: {command}")
+                    continue
+                ran.add(command)
                 start = time.monotonic()
                 run = subprocess.run(["bash", "-e", "-c", command], cwd=source, env=env, capture_output=True,
                                      text=True)
@@ -116,7 +121,7 @@ def main():
                     print(run.stdout[-3000:], run.stderr[-3000:], sep="\n")
                     break
             else:
-                for f in written:
+                for f in [source / f for f in files]:
                     if not f.exists():
                         print(f"FAIL: {name}: no {f.name} after the job")
                         failures += 1
@@ -129,10 +134,10 @@ def main():
                     if not good:
                         print(f"FAIL: {name}: {bench} is not a customSmallerIsBetter list")
                         failures += 1
-        finally:
-            for f in written:
-                if f.exists():
-                    f.unlink()
+    finally:
+        for f in written:
+            if f.exists():
+                f.unlink()
     print(f"{len(host_jobs)} jobs run, {failures} failures")
     return 1 if failures else 0
 

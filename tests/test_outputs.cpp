@@ -101,7 +101,8 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(json)) << "nothing may be written when the command is refused";
   // Relative spellings of a file that does not exist yet, from its directory.
   const std::string here = "cd '" + dir.path.string() + "' && ";
-  for (const char* pair : {"--json x.json --csv ./x.json", "--csv q.csv --junit ./sub/../q.csv"}) {
+  for (const char* pair : {"--json x.json --csv ./x.json", "--csv q.csv --junit ./sub/../q.csv",
+                           "--json b.json --benchmark-json ./b.json", "--junit - --benchmark-json -"}) {
     fs::create_directory(dir.path / "sub");
     r = run_ompref("run stream --size tiny --no-ceiling --save none " + std::string(pair), here);
     EXPECT_EQ(r.status, 2) << pair << "\n" << r.output;
@@ -109,6 +110,7 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
   }
   EXPECT_FALSE(fs::exists(dir.path / "x.json"));
   EXPECT_FALSE(fs::exists(dir.path / "q.csv"));
+  EXPECT_FALSE(fs::exists(dir.path / "b.json"));
 }
 
 TEST(OutputCli, ATableThatCannotBeWrittenIsAnError) {
