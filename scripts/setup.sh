@@ -23,10 +23,14 @@
 # (scripts/setup-llvm-rt.sh, run after the packages are in).
 #   scripts/setup.sh --check        (with any of the above) install nothing: print the one line
 #                                   naming what is missing and exit 1, or exit 0
+#   scripts/setup.sh --list         (with any of the above) install nothing: print the Debian
+#                                   packages it needs, one a line
+# Every preset that builds `ompref` to run it (those scripts/run-suite.sh takes) also
+# installs python3-matplotlib, so that the `ompref report` its `next:` line names works.
 #   scripts/setup.sh --skip         do nothing (also: OMPREF_SKIP_SETUP=1)
 set -euo pipefail
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; }
-gpu=0 preset="" check=0
+gpu=0 preset="" check=0 list=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --gpu) gpu=1 ;;
@@ -34,9 +38,10 @@ while [ $# -gt 0 ]; do
               preset=$2; shift ;;
     --preset=*) preset=${1#--preset=} ;;
     --check) check=1 ;;
+    --list) list=1 ;;
     --skip) exit 0 ;;
     -h|--help) usage; exit 0 ;;
-    *) echo "setup.sh: unknown option '$1' (accepted: --preset NAME, --gpu, --check, --skip, --help)" >&2; exit 2 ;;
+    *) echo "setup.sh: unknown option '$1' (accepted: --preset NAME, --gpu, --check, --list, --skip, --help)" >&2; exit 2 ;;
   esac
   shift
 done
@@ -55,8 +60,12 @@ clang=("clang-19|command -v clang++-19 && command -v clang-19"
        "libomp-19-dev|test -e $llvm/lib/libomp.so && test -e $llvm/lib/libomptarget.so")
 libllvm=("llvm-19-dev|test -e $llvm/lib/libLLVM.so.19.1 || test -e $llvm/lib/libLLVM-19.so")
 tests=("libgtest-dev|test -e /usr/include/gtest/gtest.h"
-       "python3|command -v python3")
+       "python3|command -v python3"
+       "python3-jsonschema|/usr/bin/python3 -c 'import jsonschema'"
+       "python3-yaml|/usr/bin/python3 -c 'import yaml'")
 bench=("libbenchmark-dev|test -e /usr/include/benchmark/benchmark.h")
+# `ompref report` (the charts): Debian's python3 with matplotlib.
+report=("python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'")
 mpi=("openmpi-bin|command -v mpirun"
      "libopenmpi-dev|test -e $multiarch/openmpi/include/mpi.h || command -v mpicc")
 gcc_nvptx=("g++-12|command -v g++-12 && command -v gcc-12"
@@ -87,21 +96,20 @@ case "$preset" in
   "")  # everything scripts/test.sh (CI) builds, plus plots and the fuzzer runtime
     llvm_rt=1
     needs+=("${gxx[@]}" "${clang[@]}" "${clang22[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}"
-            "libgmock-dev|test -e /usr/include/gmock/gmock.h"
-            "python3-matplotlib|/usr/bin/python3 -c 'import matplotlib' || python3 -c 'import matplotlib'"
+            "libgmock-dev|test -e /usr/include/gmock/gmock.h" "${report[@]}"
             "libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.fuzzer-x86_64.a"
             "${race[@]}" "${amd_clang[@]}" "${amd_gcc[@]}"
             "ccache|command -v ccache") ;;
-  host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}") ;;
-  host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}") ;;
-  sanitize)    needs+=("${gxx[@]}" "${tests[@]}") ;;
+  host)        needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${report[@]}") ;;
+  host-mpi)    needs+=("${gxx[@]}" "${tests[@]}" "${bench[@]}" "${mpi[@]}" "${report[@]}") ;;
+  sanitize)    needs+=("${gxx[@]}" "${tests[@]}" "${report[@]}") ;;
   virtual-device) needs+=("${clang[@]}" "${gxx[@]}" "${tests[@]}") ;;  # g++: docs/learn.md's first example
-  offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}") ;;
-  gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}") ;;
-  gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}") ;;
-  gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}") ;;
-  offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}") ;;
-  gpu-aot|gpu-aot-safe|gpu-aot-lto) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}") ;;
+  offload)     needs+=("${clang[@]}" "${tests[@]}" "${bench[@]}" "${report[@]}") ;;
+  gpu)         needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${report[@]}") ;;
+  gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}" "${report[@]}") ;;
+  gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}" "${report[@]}") ;;
+  offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}" "${report[@]}") ;;
+  gpu-aot|gpu-aot-safe|gpu-aot-lto) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}" "${report[@]}") ;;
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
@@ -112,6 +120,10 @@ if [ "$gpu" = 1 ]; then
   needs+=("${gcc_nvptx[@]}" "${libllvm[@]}")
 fi
 
+if [ "$list" = 1 ]; then
+  for need in "${needs[@]}"; do echo "${need%%|*}"; done | awk '!seen[$0]++'
+  exit 0
+fi
 missing=()
 for need in "${needs[@]}"; do
   pkg=${need%%|*}

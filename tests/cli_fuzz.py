@@ -27,7 +27,8 @@ import time
 COMMANDS = ["run", "check", "list", "devices", "compare", "report", "frobnicate", "", "--version", "--help"]
 WORKLOADS = ["stream", "gpp", "lbm", "mesh", "all", "nosuch", ""]
 OPTIONS = [
-    "--variant", "--size", "--reps", "--warmup", "--device", "--json", "--csv", "--junit", "--save",
+    "--variant", "--size", "--reps", "--warmup", "--device", "--json", "--csv", "--junit", "--benchmark-json", "--save",
+    "--workload", "--exclude",
     "--n", "--deck", "--data", "--tuned-shape",
     "--case", "--nx", "--ny", "--nz", "--steps", "--tau", "--G", "--G-ads", "--gravity", "--radius",
     "--tile", "--shape", "--block", "--fused-shape", "--vtk-every", "--out",

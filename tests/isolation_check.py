@@ -86,7 +86,7 @@ def main():
         # JUnit: one test case per run and per left-out variant, each failure typed.
         suite = ET.parse(junit).getroot()
         cases = suite.findall(".//testcase")
-        typed = {c.get("name").split()[1]: c.find("failure").get("type") for c in cases if c.find("failure") is not None}
+        typed = {c.get("name").split(".")[1]: c.find("failure").get("type") for c in cases if c.find("failure") is not None}
         expect(len(cases) == len(reference) + len(FAILING) + 1,
                f"junit: {len(cases)} test cases, expected {len(reference) + len(FAILING) + 1}")
         expect(typed == dict(FAILING, target_broken_fixture="compile"), f"junit: failures {typed}")

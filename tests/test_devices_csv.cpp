@@ -1,8 +1,10 @@
 // `ompref devices --require N` (exit 2 and one line when fewer than N offload
 // devices run target regions), and the CSV's per-phase columns (DESIGN.md):
-// one `<phase>_GBps` column per timed phase, the JSON's phases[].GBps.
+// one `<phase>_GBps` column per phase of the suite's workloads, the JSON's
+// phases[].GBps, the same columns whatever ran.
 #include <algorithm>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -11,6 +13,7 @@
 #include <omp.h>
 
 #include "common/device.hpp"
+#include "common/registry.hpp"
 #include "common/results.hpp"
 #include "test_support.hpp"
 
@@ -88,9 +91,10 @@ TEST(CsvPhases, OneColumnPerPhaseWithTheJsonRates) {
   }
 }
 
-// Runs of two workloads in one file: the union of their phases, in the order
-// they first appear, and an empty cell where a run lacks a phase.
-TEST(CsvPhases, UnionOfPhasesAndEmptyCellsWhereARunLacksOne) {
+// The CSV has the same columns whatever ran: every phase column of
+// csv_phase_columns(), an empty cell where a run lacks a phase, and a phase
+// outside the list in other_phases_GBps.
+TEST(CsvPhases, SameColumnsWhateverRanAndEmptyCellsWhereARunLacksOne) {
   auto run_with = [](const std::string& workload, const std::vector<std::pair<std::string, double>>& phases) {
     RunResult r;
     r.workload = workload;
@@ -109,27 +113,57 @@ TEST(CsvPhases, UnionOfPhasesAndEmptyCellsWhereARunLacksOne) {
   const std::vector<RunResult> runs = {
       run_with("stream", {{"copy", 1.5}, {"mul", 2.5}}),
       run_with("lbm", {{"calculate_phi", 3.5}, {"calculate_fn", 4.5}, {"update_boundary", 5.5}}),
-      run_with("lbm", {{"calculate_phi", 6.5}, {"calculate_fn", 7.5}}),
+      run_with("lbm", {{"calculate_phi", 6.5}, {"new_pass", 7.5}}),
       run_with("gpp", {})};
   std::istringstream lines(runs_to_csv(runs));
   std::string line;
   std::getline(lines, line);
   const std::vector<std::string> header = split(line);
   const auto first = std::find(header.begin(), header.end(), "fp64_fraction") + 1;
-  ASSERT_LE(first + 5, header.end());
-  EXPECT_EQ(std::vector<std::string>(first, first + 5),
-            (std::vector<std::string>{"copy_GBps", "mul_GBps", "calculate_phi_GBps", "calculate_fn_GBps",
-                                      "update_boundary_GBps"}));
+  ASSERT_LE(first + 12, header.end());
+  EXPECT_EQ(std::vector<std::string>(first, first + 12),
+            (std::vector<std::string>{"copy_GBps", "mul_GBps", "add_GBps", "triad_GBps", "dot_GBps",
+                                      "calculate_phi_GBps", "calculate_fn_GBps", "update_boundary_GBps",
+                                      "to_standard_GBps", "halo_psi_GBps", "halo_populations_GBps",
+                                      "other_phases_GBps"}));
+  EXPECT_NE(line.find(",ranks,decomposition,rank_median_min_s,rank_median_max_s,"), std::string::npos)
+      << "the MPI columns in every file";
+  // The header of a file of one stream run and of a file of gpp alone: the same.
+  std::istringstream alone(runs_to_csv({runs[3]}));
+  std::string gpp_header;
+  std::getline(alone, gpp_header);
+  EXPECT_EQ(gpp_header, line);
   const std::size_t at = std::size_t(first - header.begin());
-  const std::vector<std::vector<std::string>> want = {
-      {"1.5", "2.5", "", "", ""}, {"", "", "3.5", "4.5", "5.5"}, {"", "", "6.5", "7.5", ""}, {"", "", "", "", ""}};
+  const std::vector<std::vector<std::string>> want = {{"1.5", "2.5", "", "", "", "", "", "", "", "", "", ""},
+                                                      {"", "", "", "", "", "3.5", "4.5", "5.5", "", "", "", ""},
+                                                      {"", "", "", "", "", "6.5", "", "", "", "", "", "new_pass=7.5"},
+                                                      {"", "", "", "", "", "", "", "", "", "", "", ""}};
   for (const auto& cells : want) {
     ASSERT_TRUE(std::getline(lines, line));
     const std::vector<std::string> row = split(line);
-    ASSERT_GE(row.size(), at + 5) << line;
-    EXPECT_EQ(std::vector<std::string>(row.begin() + std::ptrdiff_t(at), row.begin() + std::ptrdiff_t(at + 5)), cells)
+    ASSERT_GE(row.size(), at + 13) << line;
+    EXPECT_EQ(std::vector<std::string>(row.begin() + std::ptrdiff_t(at), row.begin() + std::ptrdiff_t(at + 12)), cells)
         << line;
+    EXPECT_EQ(row[at + 12], "1") << "one rank: " << line;
   }
+}
+
+// Every phase a workload of this build times has its own column: none falls
+// into other_phases_GBps (each workload's instance at its smallest size).
+TEST(CsvPhases, EveryWorkloadsPhasesHaveAColumn) {
+  MemoryLimits limits;
+  limits.host_bytes = 1e12;
+  const std::vector<std::string>& columns = csv_phase_columns();
+  int timed = 0;
+  for (Workload* w : registry().workloads()) {
+    const std::unique_ptr<Instance> instance = w->make(w->sizes().front(), limits);
+    for (const PhaseModel& p : instance->phases()) {
+      ++timed;
+      EXPECT_NE(std::find(columns.begin(), columns.end(), p.name), columns.end())
+          << w->name() << "'s phase " << p.name << " has no CSV column (csv_phase_columns)";
+    }
+  }
+  EXPECT_GE(timed, 11) << "stream's five phases, lbm's four passes and two halo exchanges";
 }
 
 }  // namespace

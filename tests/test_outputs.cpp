@@ -101,7 +101,8 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
   EXPECT_FALSE(fs::exists(json)) << "nothing may be written when the command is refused";
   // Relative spellings of a file that does not exist yet, from its directory.
   const std::string here = "cd '" + dir.path.string() + "' && ";
-  for (const char* pair : {"--json x.json --csv ./x.json", "--csv q.csv --junit ./sub/../q.csv"}) {
+  for (const char* pair : {"--json x.json --csv ./x.json", "--csv q.csv --junit ./sub/../q.csv",
+                           "--json b.json --benchmark-json ./b.json", "--junit - --benchmark-json -"}) {
     fs::create_directory(dir.path / "sub");
     r = run_ompref("run stream --size tiny --no-ceiling --save none " + std::string(pair), here);
     EXPECT_EQ(r.status, 2) << pair << "\n" << r.output;
@@ -109,6 +110,7 @@ TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {
   }
   EXPECT_FALSE(fs::exists(dir.path / "x.json"));
   EXPECT_FALSE(fs::exists(dir.path / "q.csv"));
+  EXPECT_FALSE(fs::exists(dir.path / "b.json"));
 }
 
 TEST(OutputCli, ATableThatCannotBeWrittenIsAnError) {
@@ -235,6 +237,72 @@ TEST(OutputCli, JUnitFailureCarriesTheWorstError) {
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("max relative error 0.5 exceeds tolerance 1e-08"), std::string::npos) << xml;
   EXPECT_NE(xml.find("a[3] = 0.5 (expected &lt;1&gt;)"), std::string::npos) << xml;
+}
+
+// JUnit for CI tools: a suite per workload with the build's properties, test
+// names <workload>.<variant> whatever the size or place (those are the
+// case's properties), and a target run on the host fallback skipped where a
+// device was required, a pass otherwise.
+TEST(OutputCli, JUnitSuitePerWorkloadStableNamesAndSkippedFallback) {
+  auto run = [](const std::string& workload, const std::string& variant, Kind kind, const std::string& ran_on) {
+    RunResult r;
+    r.workload = workload;
+    r.variant = variant;
+    r.kind = kind;
+    r.ran_on = ran_on;
+    r.on_device = false;
+    r.size = "tiny";
+    r.check.valid = true;
+    r.reps = 1;
+    return r;
+  };
+  const std::vector<RunResult> runs = {run("stream", "host_simd", Kind::host, "host"),
+                                       run("stream", "target_simd", Kind::target, "host (fallback)"),
+                                       run("gpp", "host_simd", Kind::host, "host")};
+  const std::string plain = junit_xml(runs);
+  EXPECT_NE(plain.find("<testsuite name=\"stream\" tests=\"2\" failures=\"0\" errors=\"0\" skipped=\"0\""),
+            std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("<testsuite name=\"gpp\" tests=\"1\""), std::string::npos) << plain;
+  EXPECT_NE(plain.find("name=\"stream.target_simd\""), std::string::npos) << plain;
+  EXPECT_NE(plain.find("<property name=\"ran_on\" value=\"host (fallback)\"/>"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("<property name=\"size\" value=\"tiny\"/>"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("<property name=\"compiler\" value=\"" + compiler_description() + "\"/>"), std::string::npos)
+      << plain;
+  EXPECT_NE(plain.find("<property name=\"device\" value=\""), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("<skipped"), std::string::npos) << "no device asked for: a fallback passes\n" << plain;
+  EXPECT_EQ(plain.find("[tiny"), std::string::npos) << "no size or place in a test name\n" << plain;
+  const std::string required = junit_xml(runs, {}, true);
+  EXPECT_NE(required.find("<testsuites name=\"ompref\" tests=\"3\" failures=\"0\" skipped=\"1\""), std::string::npos)
+      << required;
+  const std::size_t fallback = required.find("name=\"stream.target_simd\"");
+  ASSERT_NE(fallback, std::string::npos) << required;
+  EXPECT_LT(required.find("<skipped message=\"ran on the host fallback", fallback),
+            required.find("</testcase>", fallback))
+      << required;
+  EXPECT_EQ(required.find("<skipped", required.find("name=\"gpp.host_simd\"")), std::string::npos)
+      << "a host variant is never skipped\n" << required;
+}
+
+// github-action-benchmark's customSmallerIsBetter: name, unit, value per valid run.
+TEST(OutputCli, BenchmarkJsonListsEachValidRunsMedian) {
+  RunResult good;
+  good.workload = "stream";
+  good.variant = "host_simd";
+  good.ran_on = "host";
+  good.size = "tiny";
+  good.time_s = {1e-3, 2e-3, 3e-3};
+  good.check.valid = true;
+  RunResult bad = good;
+  bad.variant = "target_simd";
+  bad.check.valid = false;
+  const nlohmann::json list = benchmark_json({good, bad});
+  ASSERT_TRUE(list.is_array());
+  ASSERT_EQ(list.size(), 1u) << list.dump() << ": a failed run has no time to track";
+  EXPECT_EQ(list[0]["name"], "stream.host_simd");
+  EXPECT_EQ(list[0]["unit"], "s");
+  EXPECT_DOUBLE_EQ(list[0]["value"].get<double>(), 2e-3);
+  EXPECT_NE(list[0]["extra"].get<std::string>().find("size tiny"), std::string::npos) << list.dump();
 }
 
 // A run whose process crashed or ran past the time limit (src/app/isolation.cpp).

@@ -65,20 +65,29 @@ void list_features() {
                                     untagged.size() == 1 ? "" : "s", fmt::join(untagged, ", "));
 }
 
-void list_variants(bool json, bool features) {
+// workload: `list W`, that workload's variants alone ("": every workload's).
+void list_variants(bool json, bool features, const std::string& workload) {
   if (features) {
     list_features();
     return;
   }
+  if (!workload.empty() && registry().workload(workload) == nullptr) {
+    std::vector<std::string> names;
+    for (Workload* w : registry().workloads()) names.push_back(w->name());
+    throw UsageError(fmt::format("list: unknown workload '{}' (accepted: {})", workload, fmt::join(names, ", ")));
+  }
+  std::vector<LeftOut> left_out;
+  for (const LeftOut& v : registry().left_out())
+    if (workload.empty() || v.workload == workload) left_out.push_back(v);
   if (!json) {
-    for (const Variant* v : registry().variants())
+    for (const Variant* v : registry().variants(workload))
       fmt::print("{} {} {} {}\n", v->workload, v->name, kind_name(v->kind), v->sentence);
-    for (const LeftOut& v : registry().left_out()) fmt::print("{}\n", left_out_line(v));
+    for (const LeftOut& v : left_out) fmt::print("{}\n", left_out_line(v));
     return;
   }
   // Every fact a variant's registration declares, for scripts and tests.
   nlohmann::json out = nlohmann::json::array();
-  for (const Variant* v : registry().variants())
+  for (const Variant* v : registry().variants(workload))
     out.push_back({{"workload", v->workload},
                    {"variant", v->name},
                    {"kind", kind_name(v->kind)},
@@ -93,7 +102,7 @@ void list_variants(bool json, bool features) {
                    {"splits_across_ranks", v->splits_across_ranks},
                    {"compiled", true}});
   // The variants of files that did not compile: what is known without compiling them.
-  for (const LeftOut& v : registry().left_out())
+  for (const LeftOut& v : left_out)
     out.push_back({{"workload", v.workload},
                    {"variant", v.name},
                    {"kind", kind_name(v.kind)},
@@ -178,19 +187,8 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
       ->required()
       ->check(CLI::IsMember(workload_names));
-  // Split here, not by CLI11's delimiter (which drops an empty last item): every item named.
   run->add_option_function<std::vector<std::string>>(
-         "--variant",
-         [&args](const std::vector<std::string>& given) {
-           args.variants.clear();
-           for (const std::string& text : given) {
-             const std::vector<std::string> items = CLI::detail::split(text, ',');
-             const bool empty_item = std::any_of(items.begin(), items.end(), [](const std::string& v) { return v.empty(); });
-             if (text.empty() || empty_item || std::size_t(std::count(text.begin(), text.end(), ',')) + 1 != items.size())
-               throw UsageError(fmt::format("--variant '{}': an empty item (accepted: V[,V...] or all)", text));
-             args.variants.insert(args.variants.end(), items.begin(), items.end());
-           }
-         },
+         "--variant", [&args](const std::vector<std::string>& given) { args.variants = option_items(given, "--variant"); },
          "V[,V...] or all")
       ->type_name("V[,V...]");
   run->add_option("--size", args.size,
@@ -234,6 +232,26 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
                "the variants of files the build could not compile are reported as failed");
   check->add_option("--feature", check_args.feature,
                     "only the variants that use this OpenMP feature (ompref list --features names them)");
+  check_args.selecting = true;
+  check
+      ->add_option_function<std::vector<std::string>>(
+          "--workload",
+          [&check_args](const std::vector<std::string>& given) { check_args.workloads = option_items(given, "--workload"); },
+          "only these workloads (W[,W...], or the option repeated)")
+      ->type_name("W[,W...]");
+  check
+      ->add_option_function<std::vector<std::string>>(
+          "--variant",
+          [&check_args](const std::vector<std::string>& given) { check_args.variants = option_items(given, "--variant"); },
+          "only these variants: a name (in every chosen workload that has it) or <workload>.<variant> (V[,V...], or "
+          "the option repeated)")
+      ->type_name("V[,V...]");
+  check
+      ->add_option_function<std::vector<std::string>>(
+          "--exclude",
+          [&check_args](const std::vector<std::string>& given) { check_args.exclude = option_items(given, "--exclude"); },
+          "leave out these variants, named as for --variant (V[,V...], or the option repeated)")
+      ->type_name("V[,V...]");
   add_output_options(*check, check_args);
   add_isolation_options(*check, check_args, true);
   return check;
@@ -266,11 +284,15 @@ int run_main(int argc, char** argv) {
   CLI::App* list = app.add_subcommand(
       "list", "one line per variant: <workload> <variant> <host|target|native> <sentence> (or not compiled: <why>)");
   bool list_json = false, list_feature_table = false;
+  std::string list_workload;
+  CLI::Option* workload_arg =
+      list->add_option("workload", list_workload, "only this workload's variants (ompref list prints them all)");
   CLI::Option* json_flag = list->add_flag(
       "--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options, features");
   list->add_flag("--features", list_feature_table,
                  "each OpenMP feature with the number of variants that use it, and which")
-      ->excludes(json_flag);
+      ->excludes(json_flag)
+      ->excludes(workload_arg);
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
   int require = 0;
   devices
@@ -336,7 +358,7 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   if (list->parsed()) {
-    list_variants(list_json, list_feature_table);
+    list_variants(list_json, list_feature_table, list_workload);
     return 0;
   }
   if (devices->parsed()) {

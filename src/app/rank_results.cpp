@@ -115,7 +115,7 @@ void combine_ranks(RunResult& run, const Variant& variant) {
 
 OutputPaths outputs_of_this_rank(OutputPaths paths) {
   if (is_root()) return paths;
-  return OutputPaths{"", "", "", "none"};
+  return OutputPaths{"", "", "", "", "none"};
 }
 
 }  // namespace ompref

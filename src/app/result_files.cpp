@@ -9,12 +9,15 @@
 #include <ctime>
 #include <filesystem>
 #include <iterator>
+#include <set>
 #include <vector>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/device.hpp"
 #include "common/io/output_file.hpp"
+#include "common/provenance.hpp"
 #include "common/usage_error.hpp"
 
 namespace fs = std::filesystem;
@@ -96,12 +99,14 @@ void exit_130_on_interrupt() {
 void kill_on_interrupt(int process_group) { worker_group = process_group; }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {
-  const std::pair<const std::string*, const char*> named[] = {
-      {&paths_.json, "--json"}, {&paths_.csv, "--csv"}, {&paths_.junit, "--junit"}};
+  const std::pair<const std::string*, const char*> named[] = {{&paths_.json, "--json"},
+                                                              {&paths_.csv, "--csv"},
+                                                              {&paths_.junit, "--junit"},
+                                                              {&paths_.benchmark, "--benchmark-json"}};
   for (const auto& [path, option] : named)
     if (!path->empty()) check_output_path(*path, option);
-  for (std::size_t i = 0; i < 3; ++i)
-    for (std::size_t j = i + 1; j < 3; ++j) {
+  for (std::size_t i = 0; i < std::size(named); ++i)
+    for (std::size_t j = i + 1; j < std::size(named); ++j) {
       const std::string &a = *named[i].first, &b = *named[j].first;
       if (same_output(a, b) || (a == "-" && b == "-"))
         throw UsageError(fmt::format("{} and {} name the same file (accepted: two different paths)", named[i].second,
@@ -190,10 +195,12 @@ void ResultFiles::save_progress(const std::vector<RunResult>& runs, const nlohma
 }
 
 void ResultFiles::write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings,
-                              const std::vector<LeftOut>& left_out) {
+                              const std::vector<LeftOut>& left_out, bool device_required) {
   if (!paths_.json.empty()) write_output(paths_.json, json_text(report_json(runs, ceilings), 2) + "\n", "--json");
   if (!paths_.csv.empty()) write_output(paths_.csv, runs_to_csv(runs), "--csv");
-  if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs, left_out), "--junit");
+  if (!paths_.junit.empty()) write_output(paths_.junit, junit_xml(runs, left_out, device_required), "--junit");
+  if (!paths_.benchmark.empty())
+    write_output(paths_.benchmark, json_text(benchmark_json(runs), 2) + "\n", "--benchmark-json");
 }
 
 std::string table_text(const std::vector<RunResult>& runs) {
@@ -226,49 +233,138 @@ std::string xml_escaped(const std::string& s) {
 
 }  // namespace
 
-std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out) {
-  int failures = int(left_out.size());
-  double total = 0;
-  for (const RunResult& r : runs) {
-    failures += r.check.valid ? 0 : 1;
-    total += r.time_s.median * r.reps;
+namespace {
+
+bool fell_back(const RunResult& r) { return r.kind != Kind::host && !r.on_device; }
+
+// One <testcase>: its name <workload>.<variant>, where and at what size it
+// ran as its properties; `inner` its failure, skipped or output element.
+std::string junit_case(const RunResult& r, const std::string& inner) {
+  return fmt::format("    <testcase classname=\"{0}\" name=\"{0}.{1}\" time=\"{2:.6f}\">\n"
+                     "      <properties>\n"
+                     "        <property name=\"size\" value=\"{3}\"/>\n"
+                     "        <property name=\"ran_on\" value=\"{4}\"/>\n"
+                     "        <property name=\"kind\" value=\"{5}\"/>\n"
+                     "      </properties>\n{6}    </testcase>\n",
+                     xml_escaped(r.workload), xml_escaped(r.variant), r.time_s.median, xml_escaped(r.size),
+                     xml_escaped(r.ran_on), kind_name(r.kind), inner);
+}
+
+std::string junit_run(const RunResult& r, bool device_required) {
+  if (!r.check.valid) {
+    // The message is failure_message's (results.hpp); the body says what
+    // was compared, or the process's last lines on standard error.
+    std::string body = r.failure_kind == FailureKind::validation
+                           ? fmt::format("{} (reference: {})", r.check.detail, r.check.reference)
+                           : r.check.detail;
+    if (!r.failure_log.empty())
+      body += fmt::format("\nits last lines on standard error:\n{}", fmt::join(r.failure_log, "\n"));
+    return junit_case(r, fmt::format("      <failure message=\"{}\" type=\"{}\">{}</failure>\n",
+                                     xml_escaped(failure_message(r)), failure_kind_name(r.failure_kind),
+                                     xml_escaped(body)));
   }
-  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
-  const std::size_t tests = runs.size() + left_out.size();
-  out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" time=\"{:.6f}\">\n", tests,
-                     failures, total);
-  out += fmt::format("  <testsuite name=\"ompref\" tests=\"{}\" failures=\"{}\" errors=\"0\" time=\"{:.6f}\">\n",
-                     tests, failures, total);
+  const std::string out =
+      fmt::format("      <system-out>{}: {:.6g} {} (median of {}), max relative error {:.3g} (tolerance {:.3g}, "
+                  "{})</system-out>\n",
+                  xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
+                  r.check.tolerance, xml_escaped(r.check.reference));
+  if (device_required && fell_back(r))
+    return junit_case(r, fmt::format("      <skipped message=\"ran on the host fallback, not on an offload device "
+                                     "(a device was required: {})\"/>\n{}",
+                                     offload_mandatory() ? "OMP_TARGET_OFFLOAD=MANDATORY" : "--device", out));
+  return junit_case(r, out);
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out, bool device_required) {
+  // One <testsuite> per workload, in the order they ran; a file that did
+  // not compile without a registration goes to the suite "build".
+  struct Suite {
+    std::string name, cases;
+    std::set<std::string> places, sizes;
+    int tests = 0, failures = 0, skipped = 0;
+    double time = 0;
+  };
+  std::vector<Suite> suites;
+  auto suite = [&](const std::string& name) -> Suite& {
+    for (Suite& s : suites)
+      if (s.name == name) return s;
+    suites.emplace_back();
+    suites.back().name = name;
+    return suites.back();
+  };
   for (const RunResult& r : runs) {
-    const std::string name = xml_escaped(fmt::format("{} {} [{}, {}]", r.workload, r.variant, r.size, r.ran_on));
-    out += fmt::format("    <testcase classname=\"ompref.{}\" name=\"{}\" time=\"{:.6f}\"", xml_escaped(r.workload),
-                       name, r.time_s.median);
-    if (r.check.valid) {
-      out += fmt::format(">\n      <system-out>{}: {:.6g} {} (median of {}), max relative error {:.3g} (tolerance "
-                         "{:.3g}, {})</system-out>\n    </testcase>\n",
-                         xml_escaped(r.variant), r.fom, xml_escaped(r.model.fom_name), r.reps, r.check.max_rel_error,
-                         r.check.tolerance, xml_escaped(r.check.reference));
-    } else {
-      // The message is failure_message's (results.hpp); the body says what
-      // was compared, or the process's last lines on standard error.
-      std::string body = r.failure_kind == FailureKind::validation
-                             ? fmt::format("{} (reference: {})", r.check.detail, r.check.reference)
-                             : r.check.detail;
-      if (!r.failure_log.empty())
-        body += fmt::format("\nits last lines on standard error:\n{}", fmt::join(r.failure_log, "\n"));
-      out += fmt::format(">\n      <failure message=\"{}\" type=\"{}\">{}</failure>\n    </testcase>\n",
-                         xml_escaped(failure_message(r)), failure_kind_name(r.failure_kind), xml_escaped(body));
-    }
+    Suite& s = suite(r.workload);
+    s.sizes.insert(r.size);
+    s.places.insert(r.ran_on);
+    s.cases += junit_run(r, device_required);
+    ++s.tests;
+    s.failures += r.check.valid ? 0 : 1;
+    s.skipped += r.check.valid && device_required && fell_back(r) ? 1 : 0;
+    s.time += r.time_s.median * r.reps;
   }
   for (const LeftOut& v : left_out) {
-    const std::string name = v.name.empty() ? v.file : fmt::format("{} {} [not compiled]", v.workload, v.name);
-    out += fmt::format("    <testcase classname=\"ompref.{}\" name=\"{}\" time=\"0\">\n      <failure message=\"not "
-                       "compiled: {}\" type=\"compile\">{}: {}</failure>\n    </testcase>\n",
-                       xml_escaped(v.workload.empty() ? "build" : v.workload), xml_escaped(name), xml_escaped(v.reason),
-                       xml_escaped(v.file), xml_escaped(v.reason));
+    Suite& s = suite(v.workload.empty() ? "build" : v.workload);
+    const std::string name = v.name.empty() ? v.file : fmt::format("{}.{}", v.workload, v.name);
+    s.cases += fmt::format("    <testcase classname=\"{}\" name=\"{}\" time=\"0\">\n      <failure message=\"not "
+                           "compiled: {}\" type=\"compile\">{}: {}</failure>\n    </testcase>\n",
+                           xml_escaped(s.name), xml_escaped(name), xml_escaped(v.reason), xml_escaped(v.file),
+                           xml_escaped(v.reason));
+    ++s.tests;
+    ++s.failures;
   }
-  out += "  </testsuite>\n</testsuites>\n";
+  int tests = 0, failures = 0, skipped = 0;
+  double total = 0;
+  for (const Suite& s : suites) {
+    tests += s.tests;
+    failures += s.failures;
+    skipped += s.skipped;
+    total += s.time;
+  }
+  std::vector<std::string> devices;
+  for (const DeviceInfo& d : offload_devices()) devices.push_back(fmt::format("{} (device {})", d.name, d.id));
+  std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
+                     tests, failures, skipped, total);
+  for (const Suite& s : suites) {
+    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+                       "time=\"{:.6f}\">\n    <properties>\n",
+                       xml_escaped(s.name), s.tests, s.failures, s.skipped, s.time);
+    const std::pair<const char*, std::string> properties[] = {
+        {"compiler", compiler_description()},
+        {"offload", offload_description()},
+        {"device", devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "))},
+        {"ran_on", fmt::format("{}", fmt::join(s.places, ", "))},
+        {"size", fmt::format("{}", fmt::join(s.sizes, ", "))},
+        {"version", OMPREF_VERSION},
+        {"git_commit", provenance().value("git_commit", std::string())}};
+    for (const auto& [name, value] : properties)
+      out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escaped(value));
+    out += "    </properties>\n" + s.cases + "  </testsuite>\n";
+  }
+  out += "</testsuites>\n";
   return out;
+}
+
+nlohmann::json benchmark_json(const std::vector<RunResult>& runs) {
+  // Several devices run the same variant: the device's number tells them apart.
+  std::set<int> devices;
+  for (const RunResult& r : runs)
+    if (r.device >= 0) devices.insert(r.device);
+  nlohmann::json list = nlohmann::json::array();
+  for (const RunResult& r : runs) {
+    if (!r.check.valid || !(r.time_s.median > 0)) continue;  // a failed run has no time to track
+    std::string name = fmt::format("{}.{}", r.workload, r.variant);
+    if (devices.size() > 1 && r.device >= 0) name += fmt::format(" (device {})", r.device);
+    list.push_back({{"name", valid_utf8(name)},
+                    {"unit", "s"},
+                    {"value", r.time_s.median},
+                    {"range", fmt::format("{:.3g} to {:.3g}", r.time_s.min, r.time_s.max)},
+                    {"extra", valid_utf8(fmt::format("size {}, ran on {}, {} repetitions, {:.6g} {}", r.size, r.ran_on,
+                                                     r.reps, r.fom, r.model.fom_name))}});
+  }
+  return list;
 }
 
 }  // namespace ompref

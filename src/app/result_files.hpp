@@ -16,6 +16,7 @@ namespace ompref {
 
 struct OutputPaths {
   std::string json, csv, junit;
+  std::string benchmark;  // --benchmark-json: github-action-benchmark's customSmallerIsBetter list
   std::string save_base;  // parent of the results folder; "none": no folder
 };
 
@@ -28,9 +29,11 @@ class ResultFiles {
   void open_folder();
   // After each finished run: the folder's files; at the end: also the named files.
   void save_progress(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
-  // left_out: `check`'s variants of files that did not compile (failed test cases in --junit).
+  // left_out: `check`'s variants of files that did not compile (failed test
+  // cases in --junit); device_required: a target run on the host fallback is
+  // a skipped test case there.
   void write_named(const std::vector<RunResult>& runs, const nlohmann::json& ceilings,
-                   const std::vector<LeftOut>& left_out = {});
+                   const std::vector<LeftOut>& left_out = {}, bool device_required = false);
   const std::string& folder() const { return folder_; }
 
  private:
@@ -53,9 +56,19 @@ void exit_130_on_interrupt();
 void kill_on_interrupt(int process_group);
 
 std::string table_text(const std::vector<RunResult>& runs);
-// JUnit XML: one test case per run; a failure carries the worst error, the
-// tolerance, where it is and the variant's OpenMP features; each variant of
-// a file that did not compile is a failed test case of type "compile".
-std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out = {});
+// JUnit XML: one <testsuite> per workload (its properties: compiler,
+// offload, device, ran_on, size, version, git_commit), one test case per run
+// named <workload>.<variant> (its size, where it ran and its kind are the
+// case's properties); a failure carries the worst error, the tolerance, where
+// it is and the variant's OpenMP features; each variant of a file that did not
+// compile is a failed test case of type "compile". device_required
+// (OMP_TARGET_OFFLOAD=MANDATORY or --device): a valid target run that fell
+// back to the host is <skipped>, not a pass.
+std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out = {},
+                      bool device_required = false);
+// github-action-benchmark's customSmallerIsBetter input: one entry per valid
+// run, {name: "<workload>.<variant>", unit: "s", value: its median time,
+// range, extra: size, place, repetitions and figure of merit}.
+nlohmann::json benchmark_json(const std::vector<RunResult>& runs);
 
 }  // namespace ompref

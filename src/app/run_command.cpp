@@ -57,7 +57,7 @@ using Plan = std::vector<std::pair<Workload*, std::vector<const Variant*>>>;
 
 // Every option checked before anything is measured or allocated.
 void check_options(const RunArgs& args, CLI::App& run_command) {
-  for (const char* option : {"--json", "--csv", "--junit", "--device", "--size", "--save"})
+  for (const char* option : {"--json", "--csv", "--junit", "--benchmark-json", "--device", "--size", "--save"})
     if (run_command.get_option_no_throw(option) != nullptr && run_command.count(option) > 0 &&
         run_command.get_option(option)->as<std::string>().empty())
       throw UsageError(fmt::format("{}: empty value (see ompref {} --help for what is accepted)", option,
@@ -99,11 +99,63 @@ std::string size_of(const RunArgs& args, const Workload& w) {
   return on_device ? w.device_size() : w.default_size();
 }
 
+bool names(const std::string& item, const std::string& workload, const std::string& variant) {
+  return item == variant || item == workload + "." + variant;
+}
+
+// `check`'s --workload, --variant and --exclude: every item names something,
+// and something is left.
+void check_selection(const RunArgs& args) {
+  std::vector<std::string> known_workloads;
+  for (Workload* w : registry().workloads()) known_workloads.push_back(w->name());
+  for (const std::string& w : args.workloads)
+    if (std::find(known_workloads.begin(), known_workloads.end(), w) == known_workloads.end())
+      throw UsageError(fmt::format("--workload: unknown workload '{}' (accepted: {})", w, fmt::join(known_workloads, ", ")));
+  // Every variant of the chosen workloads, compiled or not.
+  std::vector<std::pair<std::string, std::string>> all;
+  for (const Variant* v : registry().variants())
+    all.emplace_back(v->workload, v->name);
+  for (const LeftOut& v : registry().left_out())
+    if (!v.name.empty()) all.emplace_back(v.workload, v.name);
+  const auto in_workloads = [&](const std::string& w) {
+    return args.workloads.empty() || std::find(args.workloads.begin(), args.workloads.end(), w) != args.workloads.end();
+  };
+  const std::pair<const std::vector<std::string>*, const char*> lists[] = {{&args.variants, "--variant"},
+                                                                           {&args.exclude, "--exclude"}};
+  for (const auto& [items, option] : lists) {
+    if (*items == std::vector<std::string>{"all"}) continue;
+    for (const std::string& item : *items)
+      if (std::none_of(all.begin(), all.end(), [&](const auto& p) { return in_workloads(p.first) && names(item, p.first, p.second); }))
+        throw UsageError(fmt::format("{}: no variant '{}' in {} (accepted: a variant's name or <workload>.<variant>, "
+                                     "as `ompref list{}` prints)",
+                                     option, item,
+                                     args.workloads.empty() ? std::string("any workload") : fmt::format("{}", fmt::join(args.workloads, ", ")),
+                                     args.workloads.size() == 1 ? " " + args.workloads.front() : std::string()));
+  }
+  if (std::none_of(all.begin(), all.end(), [&](const auto& p) { return selected(args, p.first, p.second); }))
+    throw UsageError("--exclude: every selected variant is excluded (nothing left to check)");
+}
+
 // Which workloads, which of their variants, at which size.
 Plan make_plan(const RunArgs& args) {
   const bool all_variants = args.variants == std::vector<std::string>{"all"};
   std::vector<Workload*> workloads;
-  if (args.workload == "all") {
+  if (args.selecting) {  // `check`: its selection
+    check_selection(args);
+    for (Workload* w : registry().workloads()) {
+      std::vector<const Variant*> chosen;
+      for (const Variant* v : registry().variants(w->name()))
+        if (selected(args, w->name(), v->name)) chosen.push_back(v);
+      if (!args.feature.empty())
+        chosen.erase(std::remove_if(chosen.begin(), chosen.end(),
+                                    [&](const Variant* v) {
+                                      return std::find(v->features.begin(), v->features.end(), args.feature) ==
+                                             v->features.end();
+                                    }),
+                     chosen.end());
+      if (!chosen.empty()) workloads.push_back(w);
+    }
+  } else if (args.workload == "all") {
     workloads = registry().workloads();
     if (!all_variants) throw UsageError("--variant: with `run all` only `all` is accepted");
   } else {
@@ -114,7 +166,10 @@ Plan make_plan(const RunArgs& args) {
     std::vector<const Variant*> chosen;
     std::vector<std::string> known;
     for (const Variant* v : registry().variants(w->name())) known.push_back(v->name);
-    if (all_variants) {
+    if (args.selecting) {
+      for (const Variant* v : registry().variants(w->name()))
+        if (selected(args, w->name(), v->name)) chosen.push_back(v);
+    } else if (all_variants) {
       chosen = registry().variants(w->name());
     } else {
       std::set<std::string> seen;
@@ -146,7 +201,10 @@ Plan make_plan(const RunArgs& args) {
     plan.emplace_back(w, chosen);
   }
   if (plan.empty())
-    throw UsageError(fmt::format("--feature {}: no variant of this build uses it (ompref list --features)", args.feature));
+    throw UsageError(args.feature.empty()
+                         ? std::string("the selection leaves no variant compiled in this build")
+                         : fmt::format("--feature {}: no selected variant of this build uses it (ompref list --features)",
+                                       args.feature));
   return plan;
 }
 
@@ -322,7 +380,10 @@ std::string given(CLI::App& command, const char* option) {
 
 // No output names, aliases or lies inside a file the run reads.
 void check_outputs_against_inputs(const RunArgs& args, CLI::App& command) {
-  std::vector<NamedPath> outputs = {{args.json_path, "--json"}, {args.csv_path, "--csv"}, {args.junit_path, "--junit"}};
+  std::vector<NamedPath> outputs = {{args.json_path, "--json"},
+                                    {args.csv_path, "--csv"},
+                                    {args.junit_path, "--junit"},
+                                    {args.benchmark_path, "--benchmark-json"}};
   if (args.save != "none") outputs.push_back({args.save, "--save"});
   for (const char* option : output_folder_options) outputs.push_back({given(command, option), option});
   std::vector<NamedPath> inputs;
@@ -353,11 +414,11 @@ Setup prepare(const RunArgs& args, CLI::App& command, bool worker = false) {
   // The first target region (--size auto asks where target variants run)
   // may compile the device code: it says so while no progress line exists.
   set_device_start_notes(!args.quiet && !worker);
-  if (!worker) s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.save}));
+  if (!worker) s.files.emplace(outputs_of_this_rank({args.json_path, args.csv_path, args.junit_path, args.benchmark_path, args.save}));
   s.plan = make_plan(args);
   s.devices = resolve_devices(args.device);
   // Native (CUDA) variants: left out, or refused when named, without a CUDA device (docs/native.md).
-  keep_runnable(s.plan, s.devices, args.variants != std::vector<std::string>{"all"});
+  keep_runnable(s.plan, s.devices, args.variants != std::vector<std::string>{"all"} && !args.selecting);
   for (const auto& [w, chosen] : s.plan)
     for (const Variant* v : chosen) (v->kind == Kind::host ? s.any_host : s.any_target) = true;
 
@@ -431,6 +492,28 @@ int run_worker(const RunArgs& args, CLI::App& command) {
 
 }  // namespace
 
+std::vector<std::string> option_items(const std::vector<std::string>& given, const std::string& option) {
+  std::vector<std::string> out;
+  for (const std::string& text : given) {
+    // Split here, not by CLI11's delimiter (which drops an empty last item): every item named.
+    const std::vector<std::string> items = CLI::detail::split(text, ',');
+    const bool empty_item = std::any_of(items.begin(), items.end(), [](const std::string& v) { return v.empty(); });
+    if (text.empty() || empty_item || std::size_t(std::count(text.begin(), text.end(), ',')) + 1 != items.size())
+      throw UsageError(fmt::format("{} '{}': an empty item (accepted: NAME[,NAME...], the option repeated)", option, text));
+    out.insert(out.end(), items.begin(), items.end());
+  }
+  return out;
+}
+
+bool selected(const RunArgs& args, const std::string& workload, const std::string& variant) {
+  if (!args.workloads.empty() && std::find(args.workloads.begin(), args.workloads.end(), workload) == args.workloads.end())
+    return false;
+  const auto named = [&](const std::string& item) { return names(item, workload, variant); };
+  if (args.variants != std::vector<std::string>{"all"} && std::none_of(args.variants.begin(), args.variants.end(), named))
+    return false;
+  return std::none_of(args.exclude.begin(), args.exclude.end(), named);
+}
+
 int run_suite(const RunArgs& args, CLI::App& command) {
   if (!args.worker_order.empty()) return run_worker(args, command);
   Setup setup;
@@ -448,7 +531,8 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   const MemoryLimits& limits = setup.limits;
   // With `--json -` or `--csv -` standard output carries that document
   // alone: everything else printed goes to standard error meanwhile.
-  const bool document_on_stdout = args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-";
+  const bool document_on_stdout =
+      args.json_path == "-" || args.csv_path == "-" || args.junit_path == "-" || args.benchmark_path == "-";
   const int saved_stdout = document_on_stdout ? dup(STDOUT_FILENO) : -1;
   if (document_on_stdout) dup2(STDERR_FILENO, STDOUT_FILENO);
   exit_130_on_interrupt();
@@ -482,11 +566,16 @@ int run_suite(const RunArgs& args, CLI::App& command) {
     close(saved_stdout);
   }
   // `check`: the variants of files the build could not compile fail it.
-  const std::vector<LeftOut> left_out = args.report_left_out ? registry().left_out() : std::vector<LeftOut>{};
+  std::vector<LeftOut> left_out;
+  if (args.report_left_out)
+    for (const LeftOut& v : registry().left_out())
+      if (v.name.empty() || (selected(args, v.workload, v.name) && args.feature.empty())) left_out.push_back(v);
   for (const LeftOut& v : left_out)
     fmt::print(stderr, "ompref: FAIL {} not compiled: {}\n",
                v.name.empty() ? v.file : fmt::format("{} {} ({})", v.workload, v.name, v.file), v.reason);
-  files.write_named(runs, ceilings.to_json(), left_out);  // the named files first: a lost table loses no result
+  // A target run on the host fallback where a device was asked for: skipped in --junit.
+  const bool device_required = offload_mandatory() || !args.device.empty();
+  files.write_named(runs, ceilings.to_json(), left_out, device_required);  // the named files first: a lost table loses no result
   if (!table_written)
     throw UsageError("standard output: the table could not be written (a full disk or a closed pipe?)");
 
@@ -531,7 +620,13 @@ void add_output_options(CLI::App& command, RunArgs& args) {
   command.add_option("--device", args.device, "N or all: the offload devices target variants run on");
   command.add_option("--json", args.json_path, "write the results as JSON (- for standard output)");
   command.add_option("--csv", args.csv_path, "write the results as CSV, provenance in the last columns (- for standard output)");
-  command.add_option("--junit", args.junit_path, "write JUnit XML, one test case per run (- for standard output)");
+  command.add_option("--junit", args.junit_path,
+                     "write JUnit XML: a test suite per workload, a test case <workload>.<variant> per run; a target "
+                     "run on the host fallback is skipped where a device was required (--device or "
+                     "OMP_TARGET_OFFLOAD=MANDATORY) (- for standard output)");
+  command.add_option("--benchmark-json", args.benchmark_path,
+                     "write each valid run's median time as github-action-benchmark's customSmallerIsBetter JSON "
+                     "(name <workload>.<variant>, unit s, value) (- for standard output)");
   command.add_option("--save", args.save, "parent of the results folder kept after every run, or none")
       ->default_str(args.save);
   command.add_flag("--quiet", args.quiet, "no progress line on standard error (also: OMPREF_QUIET=1)");

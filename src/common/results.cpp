@@ -201,7 +201,8 @@ std::string compiler_description() {
 }
 
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
-  nlohmann::json j = {{"suite", "ompref"},
+  nlohmann::json j = {{"schema_version", OMPREF_SCHEMA_VERSION},  // schema/result.schema.json
+                      {"suite", "ompref"},
                       {"version", OMPREF_VERSION},
                       {"compiler", compiler_description()},
                       {"offload", offload_description()},
@@ -346,32 +347,42 @@ std::string json_text(const nlohmann::json& doc, int indent) {
   }
 }
 
+const std::vector<std::string>& csv_phase_columns() {
+  static const std::vector<std::string> names = {
+      "copy",         "mul",          "add",         "triad",    "dot",             // stream
+      "calculate_phi", "calculate_fn", "update_boundary", "to_standard",               // lbm's passes
+      "halo_psi",     "halo_populations"};                                             // lbm's halo exchanges (MPI)
+  return names;
+}
+
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
       "fom_name,fom,ceiling_fraction,valid,max_rel_error,tolerance,native_fraction,fp64_fraction";
-  // One column per timed phase of the runs (stream: copy, mul, add, triad,
-  // dot; lbm: its passes), in the order phases first appear: GB/s at the
-  // phase's median time, empty for a run without that phase (DESIGN.md).
-  std::vector<std::string> phase_names;
-  for (const RunResult& r : runs)
-    for (const PhaseResult& p : r.phases)
-      if (std::find(phase_names.begin(), phase_names.end(), p.name) == phase_names.end()) phase_names.push_back(p.name);
+  // One column per timed phase of the suite's workloads (csv_phase_columns),
+  // whatever ran: GB/s at the phase's median time, empty for a run without
+  // that phase; a phase outside that list goes to other_phases_GBps as
+  // "name=GB/s" items (DESIGN.md).
+  const std::vector<std::string>& phase_names = csv_phase_columns();
   for (const std::string& name : phase_names) out += fmt::format(",{}_GBps", name);
+  out += ",other_phases_GBps";
   auto phase_columns = [&](const RunResult& r) {
     std::string cells;
     for (const std::string& name : phase_names) {
       const auto p = std::find_if(r.phases.begin(), r.phases.end(), [&](const PhaseResult& q) { return q.name == name; });
       cells += p == r.phases.end() ? std::string(",") : fmt::format(",{:.9g}", p->gbps);
     }
-    return cells;
+    std::vector<std::string> others;
+    for (const PhaseResult& p : r.phases)
+      if (std::find(phase_names.begin(), phase_names.end(), p.name) == phase_names.end())
+        others.push_back(fmt::format("{}={:.9g}", p.name, p.gbps));
+    return cells + fmt::format(",{}", fmt::join(others, " "));
   };
   // Runs over MPI ranks (docs/mpi.md): the rank count, how the work was
-  // shared and the spread of the ranks' medians, before the provenance.
-  const bool ranked = std::any_of(runs.begin(), runs.end(), [](const RunResult& r) { return !r.ranks.is_null(); });
-  if (ranked) out += ",ranks,decomposition,rank_median_min_s,rank_median_max_s";
+  // shared and the spread of the ranks' medians, before the provenance; a
+  // run in one process has 1 rank and the other three empty.
+  out += ",ranks,decomposition,rank_median_min_s,rank_median_max_s";
   auto rank_columns = [&](const RunResult& r) -> std::string {
-    if (!ranked) return "";
     if (r.ranks.is_null()) return ",1,,,";
     const nlohmann::json& m = r.ranks["median_time_s_over_ranks"];
     return fmt::format(",{},{},{:.9g},{:.9g}", r.ranks["count"].get<int>(), r.ranks["decomposition"].get<std::string>(),

@@ -108,6 +108,10 @@ void print_phase_table(const RunResult& run, std::FILE* out);
 // its JUnit failure. "<kind>: <what>" and the OpenMP features the variant
 // uses; empty for a valid run.
 std::string failure_message(const RunResult& run);
+// The CSV has the same columns whatever ran (DESIGN.md): one per phase named
+// here (stream's, then lbm's passes and halo exchanges), in this order; a test holds every
+// workload's phases against the list.
+const std::vector<std::string>& csv_phase_columns();
 std::string runs_to_csv(const std::vector<RunResult>& runs);
 
 }  // namespace ompref
