@@ -6,6 +6,7 @@
 // rows away from walls without the bounce-back tests. Independent of the
 // variants' loops, launches and data movement.
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
@@ -13,6 +14,9 @@
 #include <map>
 #include <vector>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -66,13 +70,40 @@ std::vector<std::uint8_t> open_rows(const Grid& g, const std::uint8_t* solid) {
   return open;
 }
 
+// The open row's post-collision populations, direction by direction, from the
+// thread's row buffer to their cells x + e_i in `out`: the cells 1 .. nx - 2
+// of direction i land on a run of consecutive addresses, written with
+// streaming stores where the processor has them (a lattice the step writes
+// and does not read again is not worth fetching into the caches first: with
+// ordinary stores every line written is read from memory before it is
+// overwritten), an ordinary store for a run's unaligned first and last value.
+void store_row(const Grid& g, const double* buf, long buf_stride, double* out, long row, const int (&off)[Q]) {
+  const long len = g.nx - 2;
+  for (int i = 0; i < Q; ++i) {
+    double* dst = out + i * g.stride + row + off[i] + 1;
+    const double* src = buf + i * buf_stride + 1;
+    long x = 0;
+#if defined(__SSE2__)
+    if ((reinterpret_cast<std::uintptr_t>(dst) & 15) != 0 && len > 0) {
+      dst[0] = src[0];
+      x = 1;
+    }
+    for (; x + 2 <= len; x += 2) _mm_stream_pd(dst + x, _mm_loadu_pd(src + x));
+#endif
+    for (; x < len; ++x) dst[x] = src[x];
+  }
+}
+
 // The cells 1 .. nx - 2 of an open row: fn_push_bounce's arithmetic with
 // every neighbour fluid, so each population goes to x + e_i. The neighbours
-// are fixed offsets from the cell (row_offsets), consecutive cells' loads and
-// stores consecutive addresses, and the loop a vector loop where the
-// compiler can make one (clang does; the same values either way).
+// are fixed offsets from the cell (row_offsets) and consecutive cells' loads
+// consecutive addresses; the post-collision populations go to the thread's
+// row buffer `buf` (direction i of cell x at [i * buf_stride + x]), whose
+// stores are consecutive too, and from there to the lattice (store_row).
+// The loop is a vector loop where the compiler can make one (the same values
+// either way).
 void open_row(const Coeffs& c, const Grid& g, const double* f, double* out, const std::uint8_t* solid,
-              const double* psi, long row, const int (&off)[Q]) {
+              const double* psi, long row, const int (&off)[Q], double* buf, long buf_stride) {
   const long stride = g.stride;
 #pragma omp simd
   for (int x = 1; x < g.nx - 1; ++x) {
@@ -83,39 +114,101 @@ void open_row(const Coeffs& c, const Grid& g, const double* f, double* out, cons
     double fl[Q];
     collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
 #pragma GCC unroll 19
-    for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];
+    for (int i = 0; i < Q; ++i) buf[i * buf_stride + x] = fl[i];
   }
+  store_row(g, buf, buf_stride, out, row, off);
 }
 
+// psi of the cells of row (y, z): psi_cell's sum (the populations added in
+// direction order to 0), made a direction at a time over the row, so that
+// the row's 19 direction arrays are read one after the other, each as one
+// run of consecutive addresses, and the additions are vector operations.
+void psi_row(const Grid& g, const Coeffs& c, const double* f, const std::uint8_t* solid, double* psi, int y, int z) {
+  const long row = long(g.nx) * (y + long(g.ny) * z);
+  double* out = psi + row;
+  for (int x = 0; x < g.nx; ++x) out[x] = 0;
+  for (int i = 0; i < Q; ++i) {
+    const double* fi = f + i * g.stride + row;
+#pragma omp simd
+    for (int x = 0; x < g.nx; ++x) out[x] += fi[x];
+  }
+  const double wall = pseudo_potential(c.rho_solid);
+  for (int x = 0; x < g.nx; ++x) out[x] = solid[row + x] ? wall : pseudo_potential(out[x]);
+}
+
+// Force, collision and push (with bounce-back) of the fluid cells of row
+// (y, z); an open row's inner cells take open_row, every other cell the
+// general form.
+void fn_row(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std::uint8_t* open, const double* f,
+            double* out, const double* psi, int y, int z, double* buf, long buf_stride) {
+  const long stride = g.stride;
+  const long row = long(g.nx) * (y + long(g.ny) * z);
+  const auto general = [&](int x) {
+    const long k = row + x;
+    if (solid[k]) return;
+    int nb[Q];
+    neighbour_indices(g, x, y, z, nb);
+    fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
+  };
+  if (!open[std::size_t(y + long(g.ny) * z)]) {
+    for (int x = 0; x < g.nx; ++x) general(x);
+    return;
+  }
+  general(0);
+  int off[Q];
+  row_offsets(g, y, z, off);
+  open_row(c, g, f, out, solid, psi, row, off, buf, buf_stride);
+  general(g.nx - 1);
+}
+
+// Rows of a y block: about 1 MB of populations, so that a block's
+// populations read for psi are read again for the collision, one plane
+// later, from the core's cache rather than from memory.
+int block_rows(const Grid& g) { return int(std::clamp((1L << 20) / (long(g.nx) * Q * 8), 1L, long(g.ny))); }
+
 // One step: psi of every cell, then force, collision and push (with
-// bounce-back) of every fluid cell, row by row; the open rows' inner cells
-// take open_row, every other cell the general form.
+// bounce-back) of every fluid cell, in one sweep that reads the lattice once
+// from memory. Each thread owns a slab of z planes. It first sets psi of its
+// slab's first and last planes (the planes its neighbours' collisions read);
+// after a barrier it takes its slab by blocks of rows (block_rows), each
+// block through every plane of the slab, setting psi of the block's rows
+// (and of the rows beside it) one plane ahead of the collision that needs
+// them. Every psi is set by the thread that owns its plane, before any
+// thread reads it; the values are the two-pass form's, cell by cell.
 void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std::uint8_t* open,
                     const double* f, double* out, double* psi) {
-  const long stride = g.stride;
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < g.n; ++k) psi[k] = psi_cell(c, f, stride, solid, k);
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int z = 0; z < g.nz; ++z)
-    for (int y = 0; y < g.ny; ++y) {
-      const long row = long(g.nx) * (y + long(g.ny) * z);
-      const auto general = [&](int x) {
-        const long k = row + x;
-        if (solid[k]) return;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
-      };
-      if (!open[std::size_t(y + long(g.ny) * z)]) {
-        for (int x = 0; x < g.nx; ++x) general(x);
-        continue;
+  const int rows = block_rows(g);
+  // Block 0 sets row ny - 1 (its lower neighbour row, across the periodic
+  // face) first where that row is not one of its own or their upper neighbour.
+  const bool wrap_first = rows < g.ny - 1;
+  const long buf_stride = (long(g.nx) + 7) / 8 * 8;
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    const int z0 = int(long(g.nz) * t / threads), z1 = int(long(g.nz) * (t + 1) / threads);
+    for (int z = z0; z < z1; z += std::max(1, z1 - 1 - z0))
+      for (int y = 0; y < g.ny; ++y) psi_row(g, c, f, solid, psi, y, z);
+    AlignedArray<double> buf(std::size_t(Q * buf_stride));
+    // For each plane of the slab, the rows 0 .. next - 1 whose psi is set.
+    std::vector<int> next(std::size_t(std::max(0, z1 - z0)), 0);
+#pragma omp barrier
+    for (int yb = 0; yb < g.ny; yb += rows) {
+      const int ye = std::min(yb + rows, g.ny);
+      for (int z = z0; z < z1; ++z) {
+        const int pz = z + 1;  // the plane ahead: its rows yb - 1 .. ye (periodic)
+        if (pz > z0 && pz < z1 - 1) {
+          int& done = next[std::size_t(pz - z0)];
+          if (yb == 0 && wrap_first) psi_row(g, c, f, solid, psi, g.ny - 1, pz);
+          const int last = std::min(ye, wrap_first ? g.ny - 2 : g.ny - 1);
+          for (; done <= last; ++done) psi_row(g, c, f, solid, psi, done, pz);
+        }
+        for (int y = yb; y < ye; ++y) fn_row(g, c, solid, open, f, out, psi, y, z, buf.data(), buf_stride);
       }
-      general(0);
-      int off[Q];
-      row_offsets(g, y, z, off);
-      open_row(c, g, f, out, solid, psi, row, off);
-      general(g.nx - 1);
     }
+#if defined(__SSE2__)
+    _mm_sfence();  // the streaming stores visible to every thread after the region's barrier
+#endif
+  }
 }
 
 // A lattice copied in parallel (first touch by the threads that read it later).
