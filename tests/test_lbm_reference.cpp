@@ -116,19 +116,21 @@ TEST(LbmReference, MassIsTheSameSumOnAnyNumberOfThreads) {
 }
 
 // The reference run goes by slabs of planes per thread and blocks of rows
-// (about 1 MB of populations: 6 rows of a lattice 1000 cells wide), psi set
+// (about 512 KB of populations: 3 rows of a lattice 1000 cells wide), psi set
 // one plane ahead of the collision, the open rows' populations stored from a
 // row buffer. host_basic has the same arithmetic in the same order on two
 // lattices in turn: its state must be the reference's bit for bit, whatever
 // the threads, with blocks that do not divide the rows, a last block of one
-// row (ny 7), slabs of one, two and several planes, a lattice 3 cells wide
-// (no inner cells), and without walls (droplet: every face periodic, so that
-// the first rows' neighbours across the faces are fluid).
+// row (ny 7), two blocks of which the first reaches row ny - 2 (ny 4), slabs
+// of one, two and several planes, a lattice 3 cells wide (no inner cells),
+// and without walls (droplet: every face periodic, so that the first rows'
+// neighbours across the faces are fluid).
 TEST(LbmReference, IsHostBasicBitForBitOverBlocksSlabsAndThreads) {
   struct Setup { int nx, ny, nz, threads; Case kind; };
   const int threads = omp_get_max_threads();
   for (const Setup& c : {Setup{1000, 14, 12, 1, Case::drops}, Setup{1000, 14, 12, 2, Case::droplet},
                          Setup{1000, 7, 9, 3, Case::droplet}, Setup{1000, 14, 4, 3, Case::drops},
+                         Setup{1000, 4, 6, 2, Case::droplet},
                          Setup{3, 12, 7, 2, Case::drops}, Setup{40, 20, 10, 3, Case::droplet}}) {
     Params p;
     size_defaults("tiny", p);
