@@ -18,7 +18,6 @@
 #include <limits>
 #include <map>
 #include <vector>
-#include <sys/mman.h>
 #include <unistd.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -76,19 +75,25 @@ std::vector<std::uint8_t> open_rows(const Grid& g, const std::uint8_t* solid) {
   return open;
 }
 
-// The open row's post-collision populations, direction by direction, from the
-// thread's row buffer to their cells x + e_i in `out`: the cells 1 .. nx - 2
-// of direction i land on a run of consecutive addresses, written with
-// streaming stores where the processor has them (a lattice the step writes
-// and does not read again is not worth fetching into the caches first: with
-// ordinary stores every line written is read from memory before it is
-// overwritten), an ordinary store for a run's unaligned first and last value.
-void store_row(const Grid& g, const double* buf, long buf_stride, double* out, long row, const int (&off)[Q]) {
-  const long len = g.nx - 2;
+// The cells of a chunk of an open row, and the row buffer's stride: a
+// constant, so that the compiler sees the buffer's 19 direction runs apart
+// and its vector loop needs no overlap checks (with a stride known only at
+// run time it made none: the row was collided a cell at a time).
+constexpr int chunk_cells = 512;
+
+// The open row's post-collision populations of cells x0 .. x0 + len - 1,
+// direction by direction, from the thread's row buffer to their cells
+// x + e_i in `out`: each direction's cells land on a run of consecutive
+// addresses, written with streaming stores where the processor has them (a
+// lattice the step writes and does not read again is not worth fetching
+// into the caches first: with ordinary stores every line written is read
+// from memory before it is overwritten), an ordinary store for a run's
+// unaligned first and last value.
+void store_chunk(const Grid& g, const double* buf, double* out, long row, int x0, int len, const int (&off)[Q]) {
   for (int i = 0; i < Q; ++i) {
-    double* dst = out + i * g.stride + row + off[i] + 1;
-    const double* src = buf + i * buf_stride + 1;
-    long x = 0;
+    double* dst = out + i * g.stride + row + off[i] + x0;
+    const double* src = buf + i * chunk_cells;
+    int x = 0;
 #if defined(__SSE2__)
     if ((reinterpret_cast<std::uintptr_t>(dst) & 15) != 0 && len > 0) {
       dst[0] = src[0];
@@ -103,26 +108,35 @@ void store_row(const Grid& g, const double* buf, long buf_stride, double* out, l
 // The cells 1 .. nx - 2 of an open row: fn_push_bounce's arithmetic with
 // every neighbour fluid, so each population goes to x + e_i. The neighbours
 // are fixed offsets from the cell (row_offsets) and consecutive cells' loads
-// consecutive addresses; the post-collision populations go to the thread's
-// row buffer `buf` (direction i of cell x at [i * buf_stride + x]), whose
-// stores are consecutive too, and from there to the lattice (store_row).
-// The loop is a vector loop where the compiler can make one (the same values
-// either way).
-void open_row(const Coeffs& c, const Grid& g, const double* f, double* out, const std::uint8_t* solid,
-              const double* psi, long row, const int (&off)[Q], double* buf, long buf_stride) {
+// consecutive addresses; by chunks of chunk_cells, the post-collision
+// populations go to the thread's row buffer `buf` (direction i of the
+// chunk's cell b at [i * chunk_cells + b]), whose stores are consecutive
+// too, and from there to the lattice (store_chunk). The loop is a vector
+// loop where the compiler can make one (the same values either way).
+void open_row(const Coeffs& coeffs, const Grid& g, const double* __restrict f, double* out,
+              const std::uint8_t* __restrict solid, const double* __restrict psi, long row, const int (&offsets)[Q],
+              double* __restrict buf) {
+  // Copies of what the loop reads besides the lattice: no store to `buf` can change them.
+  const Coeffs c = coeffs;
+  int off[Q];
+  for (int i = 0; i < Q; ++i) off[i] = offsets[i];
   const long stride = g.stride;
+  for (int x0 = 1; x0 < g.nx - 1; x0 += chunk_cells) {
+    const int len = std::min(chunk_cells, g.nx - 1 - x0);
+    const long k0 = row + x0;
 #pragma omp simd
-  for (int x = 1; x < g.nx - 1; ++x) {
-    const long k = row + x;
-    int nb[Q];
+    for (int b = 0; b < len; ++b) {
+      const long k = k0 + b;
+      int nb[Q];
 #pragma GCC unroll 19
-    for (int i = 0; i < Q; ++i) nb[i] = int(k) + off[i];
-    double fl[Q];
-    collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
+      for (int i = 0; i < Q; ++i) nb[i] = int(k) + off[i];
+      double fl[Q];
+      collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
 #pragma GCC unroll 19
-    for (int i = 0; i < Q; ++i) buf[i * buf_stride + x] = fl[i];
+      for (int i = 0; i < Q; ++i) buf[i * chunk_cells + b] = fl[i];
+    }
+    store_chunk(g, buf, out, row, x0, len, off);
   }
-  store_row(g, buf, buf_stride, out, row, off);
 }
 
 // psi of the cells of row (y, z): psi_cell's sum (the populations added in
@@ -146,7 +160,7 @@ void psi_row(const Grid& g, const Coeffs& c, const double* f, const std::uint8_t
 // (y, z); an open row's inner cells take open_row, every other cell the
 // general form.
 void fn_row(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std::uint8_t* open, const double* f,
-            double* out, const double* psi, int y, int z, double* buf, long buf_stride) {
+            double* out, const double* psi, int y, int z, double* buf) {
   const long stride = g.stride;
   const long row = long(g.nx) * (y + long(g.ny) * z);
   const auto general = [&](int x) {
@@ -163,7 +177,7 @@ void fn_row(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std
   general(0);
   int off[Q];
   row_offsets(g, y, z, off);
-  open_row(c, g, f, out, solid, psi, row, off, buf, buf_stride);
+  open_row(c, g, f, out, solid, psi, row, off, buf);
   general(g.nx - 1);
 }
 
@@ -188,14 +202,13 @@ void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, c
   // Block 0 sets row ny - 1 (its lower neighbour row, across the periodic
   // face) first where that row is not one of its own or their upper neighbour.
   const bool wrap_first = rows < g.ny - 1;
-  const long buf_stride = (long(g.nx) + 7) / 8 * 8;
 #pragma omp parallel
   {
     const int t = omp_get_thread_num(), threads = omp_get_num_threads();
     const int z0 = int(long(g.nz) * t / threads), z1 = int(long(g.nz) * (t + 1) / threads);
     for (int z = z0; z < z1; z += std::max(1, z1 - 1 - z0))
       for (int y = 0; y < g.ny; ++y) psi_row(g, c, f, solid, psi, y, z);
-    AlignedArray<double> buf(std::size_t(Q * buf_stride));
+    AlignedArray<double> buf(std::size_t(Q * chunk_cells));
     // For each plane of the slab, the rows 0 .. next - 1 whose psi is set.
     std::vector<int> next(std::size_t(std::max(0, z1 - z0)), 0);
 #pragma omp barrier
@@ -209,30 +222,13 @@ void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, c
           const int last = std::min(ye, wrap_first ? g.ny - 2 : g.ny - 1);
           for (; done <= last; ++done) psi_row(g, c, f, solid, psi, done, pz);
         }
-        for (int y = yb; y < ye; ++y) fn_row(g, c, solid, open, f, out, psi, y, z, buf.data(), buf_stride);
+        for (int y = yb; y < ye; ++y) fn_row(g, c, solid, open, f, out, psi, y, z, buf.data());
       }
     }
 #if defined(__SSE2__)
     _mm_sfence();  // the streaming stores visible to every thread after the region's barrier
 #endif
   }
-}
-
-// Transparent huge pages asked for a reference lattice before its first
-// touch, where the system offers them on request: a step reads and writes 38
-// direction arrays, gigabytes apart at the paper size, whose 4 KB pages
-// would miss the TLB at every page. Only advice: nothing changes where it is
-// refused.
-void huge_pages(void* data, std::size_t bytes) {
-#if defined(MADV_HUGEPAGE)
-  const auto page = std::uintptr_t(2) << 20;
-  const auto begin = (reinterpret_cast<std::uintptr_t>(data) + page - 1) / page * page;
-  const auto end = (reinterpret_cast<std::uintptr_t>(data) + bytes) / page * page;
-  if (end > begin) madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)data;
-  (void)bytes;
-#endif
 }
 
 // A lattice copied in parallel (first touch by the threads that read it later).
@@ -319,10 +315,8 @@ const double* LbmInstance::reference_state(long total_steps) const {
   const long lattice = grid.stride * Q;
   if (!ref_) {
     ref_ = std::make_shared<Reference>();
-    for (AlignedArray<double>& l : ref_->lat) {
-      l = AlignedArray<double>(std::size_t(lattice));
-      huge_pages(l.data(), std::size_t(lattice) * sizeof(double));
-    }
+    ref_->lat[0] = AlignedArray<double>(std::size_t(lattice));
+    ref_->lat[1] = AlignedArray<double>(std::size_t(lattice));
     ref_->psi = AlignedArray<double>(std::size_t(grid.stride));
     ref_->open = open_rows(grid, solid.data());
     const double state_bytes = double(lattice) * sizeof(double);
