@@ -3,9 +3,15 @@
 // order, in a two-pass form with bounce-back at the push (fn_push_bounce: the
 // values are those of the three-pass form, a population pushed into a wall
 // landing, reversed, where update_boundary would put it), row by row, the
-// rows away from walls without the bounce-back tests. Independent of the
-// variants' loops, launches and data movement.
+// rows away from walls without the bounce-back tests. Its loops are its own,
+// made for a many-core host's memory: the two passes of a step in one sweep
+// of each thread's slab of planes by blocks of rows (psi a plane ahead of the
+// collision, so that the populations come from memory once a step), psi a
+// direction at a time, and the pushed populations written with streaming
+// stores (reference_step). Independent of the variants' loops, launches and
+// data movement.
 #include <algorithm>
+#include <cstdint>
 #include <cmath>
 #include <filesystem>
 #include <iterator>
@@ -13,6 +19,9 @@
 #include <map>
 #include <vector>
 #include <unistd.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -66,56 +75,160 @@ std::vector<std::uint8_t> open_rows(const Grid& g, const std::uint8_t* solid) {
   return open;
 }
 
-// The cells 1 .. nx - 2 of an open row: fn_push_bounce's arithmetic with
-// every neighbour fluid, so each population goes to x + e_i. The neighbours
-// are fixed offsets from the cell (row_offsets), consecutive cells' loads and
-// stores consecutive addresses, and the loop a vector loop where the
-// compiler can make one (clang does; the same values either way).
-void open_row(const Coeffs& c, const Grid& g, const double* f, double* out, const std::uint8_t* solid,
-              const double* psi, long row, const int (&off)[Q]) {
-  const long stride = g.stride;
-#pragma omp simd
-  for (int x = 1; x < g.nx - 1; ++x) {
-    const long k = row + x;
-    int nb[Q];
-#pragma GCC unroll 19
-    for (int i = 0; i < Q; ++i) nb[i] = int(k) + off[i];
-    double fl[Q];
-    collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
-#pragma GCC unroll 19
-    for (int i = 0; i < Q; ++i) out[i * stride + nb[i]] = fl[i];
+// The cells of a chunk of an open row, and the row buffer's stride: a
+// constant, so that the compiler sees the buffer's 19 direction runs apart
+// and its vector loop needs no overlap checks (with a stride known only at
+// run time it made none: the row was collided a cell at a time).
+constexpr int chunk_cells = 512;
+
+// The open row's post-collision populations of cells x0 .. x0 + len - 1,
+// direction by direction, from the thread's row buffer to their cells
+// x + e_i in `out`: each direction's cells land on a run of consecutive
+// addresses, written with streaming stores where the processor has them (a
+// lattice the step writes and does not read again is not worth fetching
+// into the caches first: with ordinary stores every line written is read
+// from memory before it is overwritten), an ordinary store for a run's
+// unaligned first and last value.
+void store_chunk(const Grid& g, const double* buf, double* out, long row, int x0, int len, const int (&off)[Q]) {
+  for (int i = 0; i < Q; ++i) {
+    double* dst = out + i * g.stride + row + off[i] + x0;
+    const double* src = buf + i * chunk_cells;
+    int x = 0;
+#if defined(__SSE2__)
+    if ((reinterpret_cast<std::uintptr_t>(dst) & 15) != 0 && len > 0) {
+      dst[0] = src[0];
+      x = 1;
+    }
+    for (; x + 2 <= len; x += 2) _mm_stream_pd(dst + x, _mm_loadu_pd(src + x));
+#endif
+    for (; x < len; ++x) dst[x] = src[x];
   }
 }
 
+// The cells 1 .. nx - 2 of an open row: fn_push_bounce's arithmetic with
+// every neighbour fluid, so each population goes to x + e_i. The neighbours
+// are fixed offsets from the cell (row_offsets) and consecutive cells' loads
+// consecutive addresses; by chunks of chunk_cells, the post-collision
+// populations go to the thread's row buffer `buf` (direction i of the
+// chunk's cell b at [i * chunk_cells + b]), whose stores are consecutive
+// too, and from there to the lattice (store_chunk). The loop is a vector
+// loop where the compiler can make one (the same values either way).
+void open_row(const Coeffs& coeffs, const Grid& g, const double* __restrict f, double* out,
+              const std::uint8_t* __restrict solid, const double* __restrict psi, long row, const int (&offsets)[Q],
+              double* __restrict buf) {
+  // Copies of what the loop reads besides the lattice: no store to `buf` can change them.
+  const Coeffs c = coeffs;
+  int off[Q];
+  for (int i = 0; i < Q; ++i) off[i] = offsets[i];
+  const long stride = g.stride;
+  for (int x0 = 1; x0 < g.nx - 1; x0 += chunk_cells) {
+    const int len = std::min(chunk_cells, g.nx - 1 - x0);
+    const long k0 = row + x0;
+#pragma omp simd
+    for (int b = 0; b < len; ++b) {
+      const long k = k0 + b;
+      int nb[Q];
+#pragma GCC unroll 19
+      for (int i = 0; i < Q; ++i) nb[i] = int(k) + off[i];
+      double fl[Q];
+      collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
+#pragma GCC unroll 19
+      for (int i = 0; i < Q; ++i) buf[i * chunk_cells + b] = fl[i];
+    }
+    store_chunk(g, buf, out, row, x0, len, off);
+  }
+}
+
+// psi of the cells of row (y, z): psi_cell's sum (the populations added in
+// direction order to 0), made a direction at a time over the row, so that
+// the row's 19 direction arrays are read one after the other, each as one
+// run of consecutive addresses, and the additions are vector operations.
+void psi_row(const Grid& g, const Coeffs& c, const double* f, const std::uint8_t* solid, double* psi, int y, int z) {
+  const long row = long(g.nx) * (y + long(g.ny) * z);
+  double* out = psi + row;
+  for (int x = 0; x < g.nx; ++x) out[x] = 0;
+  for (int i = 0; i < Q; ++i) {
+    const double* fi = f + i * g.stride + row;
+#pragma omp simd
+    for (int x = 0; x < g.nx; ++x) out[x] += fi[x];
+  }
+  const double wall = pseudo_potential(c.rho_solid);
+  for (int x = 0; x < g.nx; ++x) out[x] = solid[row + x] ? wall : pseudo_potential(out[x]);
+}
+
+// Force, collision and push (with bounce-back) of the fluid cells of row
+// (y, z); an open row's inner cells take open_row, every other cell the
+// general form.
+void fn_row(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std::uint8_t* open, const double* f,
+            double* out, const double* psi, int y, int z, double* buf) {
+  const long stride = g.stride;
+  const long row = long(g.nx) * (y + long(g.ny) * z);
+  const auto general = [&](int x) {
+    const long k = row + x;
+    if (solid[k]) return;
+    int nb[Q];
+    neighbour_indices(g, x, y, z, nb);
+    fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
+  };
+  if (!open[std::size_t(y + long(g.ny) * z)]) {
+    for (int x = 0; x < g.nx; ++x) general(x);
+    return;
+  }
+  general(0);
+  int off[Q];
+  row_offsets(g, y, z, off);
+  open_row(c, g, f, out, solid, psi, row, off, buf);
+  general(g.nx - 1);
+}
+
+// Rows of a y block: about 512 KB of populations, so that a block's
+// populations read for psi are read again for the collision, one plane
+// later, from the core's cache rather than from memory (two blocks' worth,
+// the one read for psi and the one collided, stay within a core's L2).
+int block_rows(const Grid& g) { return int(std::clamp((1L << 19) / (long(g.nx) * Q * 8), 1L, long(g.ny))); }
+
 // One step: psi of every cell, then force, collision and push (with
-// bounce-back) of every fluid cell, row by row; the open rows' inner cells
-// take open_row, every other cell the general form.
+// bounce-back) of every fluid cell, in one sweep that reads the lattice once
+// from memory. Each thread owns a slab of z planes. It first sets psi of its
+// slab's first and last planes (the planes its neighbours' collisions read);
+// after a barrier it takes its slab by blocks of rows (block_rows), each
+// block through every plane of the slab, setting psi of the block's rows
+// (and of the rows beside it) one plane ahead of the collision that needs
+// them. Every psi is set by the thread that owns its plane, before any
+// thread reads it; the values are the two-pass form's, cell by cell.
 void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std::uint8_t* open,
                     const double* f, double* out, double* psi) {
-  const long stride = g.stride;
-#pragma omp parallel for schedule(static)
-  for (long k = 0; k < g.n; ++k) psi[k] = psi_cell(c, f, stride, solid, k);
-#pragma omp parallel for collapse(2) schedule(static)
-  for (int z = 0; z < g.nz; ++z)
-    for (int y = 0; y < g.ny; ++y) {
-      const long row = long(g.nx) * (y + long(g.ny) * z);
-      const auto general = [&](int x) {
-        const long k = row + x;
-        if (solid[k]) return;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
-      };
-      if (!open[std::size_t(y + long(g.ny) * z)]) {
-        for (int x = 0; x < g.nx; ++x) general(x);
-        continue;
+  const int rows = block_rows(g);
+  // Block 0 sets row ny - 1 (its lower neighbour row, across the periodic
+  // face) first where that row is not one of its own or their upper neighbour.
+  const bool wrap_first = rows < g.ny - 1;
+#pragma omp parallel
+  {
+    const int t = omp_get_thread_num(), threads = omp_get_num_threads();
+    const int z0 = int(long(g.nz) * t / threads), z1 = int(long(g.nz) * (t + 1) / threads);
+    for (int z = z0; z < z1; z += std::max(1, z1 - 1 - z0))
+      for (int y = 0; y < g.ny; ++y) psi_row(g, c, f, solid, psi, y, z);
+    AlignedArray<double> buf(std::size_t(Q * chunk_cells));
+    // For each plane of the slab, the rows 0 .. next - 1 whose psi is set.
+    std::vector<int> next(std::size_t(std::max(0, z1 - z0)), 0);
+#pragma omp barrier
+    for (int yb = 0; yb < g.ny; yb += rows) {
+      const int ye = std::min(yb + rows, g.ny);
+      for (int z = z0; z < z1; ++z) {
+        const int pz = z + 1;  // the plane ahead: its rows yb - 1 .. ye (periodic)
+        if (pz > z0 && pz < z1 - 1) {
+          int& done = next[std::size_t(pz - z0)];
+          if (yb == 0 && wrap_first) psi_row(g, c, f, solid, psi, g.ny - 1, pz);
+          const int last = std::min(ye, wrap_first ? g.ny - 2 : g.ny - 1);
+          for (; done <= last; ++done) psi_row(g, c, f, solid, psi, done, pz);
+        }
+        for (int y = yb; y < ye; ++y) fn_row(g, c, solid, open, f, out, psi, y, z, buf.data());
       }
-      general(0);
-      int off[Q];
-      row_offsets(g, y, z, off);
-      open_row(c, g, f, out, solid, psi, row, off);
-      general(g.nx - 1);
     }
+#if defined(__SSE2__)
+    _mm_sfence();  // the streaming stores visible to every thread after the region's barrier
+#endif
+  }
 }
 
 // A lattice copied in parallel (first touch by the threads that read it later).
