@@ -5,8 +5,7 @@ Every `#pragma omp` line of the sources (with its `\\` continuations) is read in
 reading order: the workloads as docs/learn.md orders them (stream, gpp, lbm,
 mesh), each host file then each target file, then the rest of src/ (sorted),
 then bench/ and examples/. For each glossary entry below, the first pragma that
-matches the entry's pattern gives its reference, and the count of matching
-pragmas in src/ its use count. In the page, each `<!-- ref:KEY -->` marker is
+matches the entry's pattern gives its reference. In the page, each `<!-- ref:KEY -->` marker is
 followed, to the end of its line, by that generated text.
 
 It also checks that the glossary is complete: every directive or clause word
@@ -130,7 +129,7 @@ def outside_parentheses(text):
 
 def references(source):
     files, in_src = reading_order(source)
-    first, count, uncovered = {}, {k: 0 for k in ENTRIES}, {}
+    first, uncovered = {}, {}
     covered = {w for _, words in ENTRIES.values() for w in words}
     for index, path in enumerate(files):
         rel = path.relative_to(source).as_posix()
@@ -138,28 +137,26 @@ def references(source):
             for key, (pattern, _) in ENTRIES.items():
                 if re.search(pattern, text):
                     first.setdefault(key, (rel, line, index < in_src))
-                    if index < in_src:
-                        count[key] += 1
             if index < in_src:
                 for word in re.findall(r"[A-Za-z_]+", outside_parentheses(text)):
                     if word not in covered:
                         uncovered.setdefault(word, f"{rel}:{line}")
-    return first, count, uncovered
+    return first, uncovered
 
 
-def text_for(key, first, count):
+def text_for(key, first):
     if key not in first:
         return " not used in src/, bench/ or examples/."
     rel, line, in_src = first[key]
     where = f"[{rel}:{line}](../{rel}#L{line})"
     if in_src:
-        return f" first in {where}; {count[key]} pragma{'s' if count[key] != 1 else ''} in src/."
+        return f" first in {where}."
     return f" not used in src/; first in {where}."
 
 
 def render(source):
     page = (source / PAGE).read_text()
-    first, count, uncovered = references(source)
+    first, uncovered = references(source)
     problems = [f"`{w}` (first at {at}) belongs to no glossary entry: add one to scripts/glossary_refs.py"
                 for w, at in sorted(uncovered.items())]
     seen, lines = set(), []
@@ -172,7 +169,7 @@ def render(source):
             else:
                 seen.add(key)
                 end = "\n" if line.endswith("\n") else ""
-                line = line[:m.start()] + m.group(1) + text_for(key, first, count) + end
+                line = line[:m.start()] + m.group(1) + text_for(key, first) + end
         lines.append(line)
     problems += [f"{PAGE}: no paragraph (marker <!-- ref:{k} -->) for entry '{k}'" for k in ENTRIES if k not in seen]
     return "".join(lines), page, problems
