@@ -12,7 +12,7 @@ them (`ompref list --json`: each variant's step_of; one chain per place, the
 CUDA twin a reference line), a roofline per file, and with several files the
 speedup of each run against the first file as `ompref compare --json` matches
 and compares them (by time, by rate, or not at all: the rules live in
-src/app/compare.cpp alone). --cuda reads the JSON line printed by ceilings.cu
+src/app/compare_rules.cpp, from what each workload declares). --cuda reads the JSON line printed by ceilings.cu
 in the same command: its triad and FP64 FMA rate become extra ceilings of the
 device. Exit 2 with one line on bad input.
 """

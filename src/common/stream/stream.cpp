@@ -220,6 +220,10 @@ class StreamWorkload final : public Workload {
  public:
   std::string name() const override { return "stream"; }
   int order() const override { return 0; }
+  // bytes moved / time: the arrays' length scales the bytes.
+  Comparability comparability() const override {
+    return {"GB/s", {{"n", ParamEffect::work, ""}, {"array_bytes", ParamEffect::work, ""}}};
+  }
   std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "medium"; }
   std::string device_size() const override { return "large"; }
