@@ -39,7 +39,10 @@ struct Model {
   double bytes = 0;              // bytes one repetition must move (the workload's stated model)
   double flops = 0;              // floating-point operations of one repetition
   std::string fom_name;          // "GB/s", "GFLOP/s", "MLUPS"
-  double fom_amount = 0;         // amount of fom units per repetition: fom = fom_amount / seconds
+  // The work of one repetition in the figure of merit's unit times seconds
+  // (GB for GB/s, GFLOP for GFLOP/s, millions of lattice-site updates for
+  // MLUPS): the figure of merit is fom_amount / the median time in seconds.
+  double fom_amount = 0;
 };
 
 // A timed part of one repetition (stream's copy, mul, ...; lbm's passes).
