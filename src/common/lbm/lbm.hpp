@@ -59,7 +59,6 @@ using Shape = std::array<int, 3>;
 
 struct Params {
   Case kind = Case::drops;
-  std::string size_name = "tiny";
   int nx = 32, ny = 32, nz = 32;
   int steps = 10;              // time steps in one repetition
   double tau = 1.0;

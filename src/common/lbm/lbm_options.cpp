@@ -147,7 +147,6 @@ static std::ostream& operator<<(std::ostream& out, Case kind) { return out << ca
 void size_defaults(const std::string& size, Params& p) {
   for (const SizeRow& r : size_table)
     if (size == r.name) {
-      p.size_name = size;
       p.nx = r.nx;
       p.ny = r.ny;
       p.nz = r.nz;
