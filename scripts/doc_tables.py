@@ -38,7 +38,6 @@ from pathlib import Path
 # it ran). Replace it with a newer run-all result file of a GPU
 # build to refresh every table.
 RESULT = "results/h200/toolchains/verdicts-951c1bb/gpu-aot-safe-all.json"
-WORKLOADS = ("stream", "gpp", "lbm", "mesh")
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 PAIR_FOLDERS = ("src/omp_host/", "src/omp_target/")
 
@@ -197,7 +196,7 @@ def main():
         listing = registrations(args.ompref)
         name = os.path.relpath(result, root) if str(result).startswith(str(root) + os.sep) else str(result)
         pages = {root / "docs" / f"{w}.md": rewrite(root / "docs" / f"{w}.md", table(w, listing, data, name))
-                 for w in WORKLOADS}
+                 for w in dict.fromkeys(v["workload"] for v in listing)}
     except BadInput as e:
         print(f"doc_tables.py: {e}", file=sys.stderr)
         return 2

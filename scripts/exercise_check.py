@@ -75,7 +75,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("name", help="the exercise (exercises/README.md lists them)")
     parser.add_argument("--program", help="the suite built with the exercise in place of its solution")
-    parser.add_argument("--source", help="the exercise's file (default: exercises/NAME.cpp)")
+    parser.add_argument("--source", help="the exercise's file (default: NAME.cpp beside the program)")
     parser.add_argument("--size", help="problem size (default: the exercise's)")
     parser.add_argument("--threads", type=int, default=2, help="OMP_NUM_THREADS (default 2)")
     parser.add_argument("--expect", help="exit 0 exactly when the verdict is this key")
@@ -99,7 +99,7 @@ def main():
     if not (os.path.isfile(program) and os.access(program, os.X_OK)):
         print(f"exercise_check.py: '{program}' is not a program", file=sys.stderr)
         return 2
-    source_path = Path(args.source) if args.source else ROOT / "exercises" / f"{args.name}.cpp"
+    source_path = Path(args.source) if args.source else Path(program).parent / f"{args.name}.cpp"
     if not source_path.is_file():
         print(f"exercise_check.py: no source '{source_path}'", file=sys.stderr)
         return 2

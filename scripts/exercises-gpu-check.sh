@@ -48,9 +48,6 @@ while read -r name solution workload variant; do
   check 1 "exercise $name unsolved" "$build"/exercises/ompref_exercise_"$name" run "$workload" --variant "$variant" \
     --size small --reps 3 --no-ceiling
   check 0 "exercise $name solution" "$build"/ompref run "$workload" --variant "$variant" --size small --reps 3 --no-ceiling
-done < <(for f in exercises/*.cpp; do
-           sed -n 's|^// checked by: ompref run \([a-z]*\) --variant \([a-z_]*\)$|\1 \2|p' "$f" |
-             while read -r w v; do echo "$(basename "$f" .cpp) - $w $v"; done
-         done)
+done < <(python3 scripts/make_exercises.py . --list)
 echo "$bad run(s) not as expected" | tee -a "$log"
 [ "$bad" -eq 0 ]

@@ -2,27 +2,27 @@
 """Writes the file:line references of docs/glossary.md from the sources.
 
 Every `#pragma omp` line of the sources (with its `\\` continuations) is read in
-reading order: the workloads as docs/learn.md orders them (stream, gpp, lbm,
-mesh), each host file then each target file, then the rest of src/ (sorted),
+reading order: the workloads in the suite's order (`ompref list --json`, the
+order docs/learn.md teaches them in), each host file then each target file, then the rest of src/ (sorted),
 then bench/ and examples/. For each glossary entry below, the first pragma that
-matches the entry's pattern gives its reference, and the count of matching
-pragmas in src/ its use count. In the page, each `<!-- ref:KEY -->` marker is
+matches the entry's pattern gives its reference. In the page, each `<!-- ref:KEY -->` marker is
 followed, to the end of its line, by that generated text.
 
 It also checks that the glossary is complete: every directive or clause word
 that a pragma in src/ uses (outside parentheses) belongs to some entry.
 
-    glossary_refs.py SOURCE_DIR            rewrite the references in docs/glossary.md
-    glossary_refs.py SOURCE_DIR --check    exit 1, with a diff, when the page is stale or incomplete
+    glossary_refs.py OMPREF SOURCE_DIR            rewrite the references in docs/glossary.md
+    glossary_refs.py OMPREF SOURCE_DIR --check    exit 1, with a diff, when the page is stale or incomplete
 """
 import argparse
 import difflib
+import json
 import re
+import subprocess
 import sys
 from pathlib import Path
 
 PAGE = "docs/glossary.md"
-WORKLOADS = ["stream", "gpp", "lbm", "mesh"]
 
 # key -> (pattern on the pragma text after `#pragma omp`, directive/clause words the entry covers)
 ENTRIES = {
@@ -76,7 +76,17 @@ ENTRIES = {
 MARKER = re.compile(r"(<!-- ref:([A-Za-z_-]+) -->)(.*)$")
 
 
-def reading_order(source):
+def workloads_of(ompref):
+    """The registered workloads in the suite's order, from `ompref list --json`."""
+    listing = json.loads(subprocess.run([ompref, "list", "--json"], check=True, capture_output=True, text=True).stdout)
+    order = []
+    for v in listing:
+        if v["workload"] not in order:
+            order.append(v["workload"])
+    return order
+
+
+def reading_order(source, workloads):
     """The source files in reading order, then bench/ and examples/ (marked not in src/)."""
     src = source / "src"
     files, seen = [], set()
@@ -87,7 +97,7 @@ def reading_order(source):
                 seen.add(p)
                 files.append(p)
 
-    for w in WORKLOADS:
+    for w in workloads:
         add(sorted((src / "omp_host").glob(f"{w}*")))
         add(sorted((src / "omp_target").glob(f"{w}*")))
     for folder in ("omp_host", "omp_target", "common", "app", "mpi"):
@@ -128,9 +138,9 @@ def outside_parentheses(text):
     return "".join(out)
 
 
-def references(source):
-    files, in_src = reading_order(source)
-    first, count, uncovered = {}, {k: 0 for k in ENTRIES}, {}
+def references(source, workloads):
+    files, in_src = reading_order(source, workloads)
+    first, uncovered = {}, {}
     covered = {w for _, words in ENTRIES.values() for w in words}
     for index, path in enumerate(files):
         rel = path.relative_to(source).as_posix()
@@ -138,28 +148,26 @@ def references(source):
             for key, (pattern, _) in ENTRIES.items():
                 if re.search(pattern, text):
                     first.setdefault(key, (rel, line, index < in_src))
-                    if index < in_src:
-                        count[key] += 1
             if index < in_src:
                 for word in re.findall(r"[A-Za-z_]+", outside_parentheses(text)):
                     if word not in covered:
                         uncovered.setdefault(word, f"{rel}:{line}")
-    return first, count, uncovered
+    return first, uncovered
 
 
-def text_for(key, first, count):
+def text_for(key, first):
     if key not in first:
         return " not used in src/, bench/ or examples/."
     rel, line, in_src = first[key]
     where = f"[{rel}:{line}](../{rel}#L{line})"
     if in_src:
-        return f" first in {where}; {count[key]} pragma{'s' if count[key] != 1 else ''} in src/."
+        return f" first in {where}."
     return f" not used in src/; first in {where}."
 
 
-def render(source):
+def render(source, workloads):
     page = (source / PAGE).read_text()
-    first, count, uncovered = references(source)
+    first, uncovered = references(source, workloads)
     problems = [f"`{w}` (first at {at}) belongs to no glossary entry: add one to scripts/glossary_refs.py"
                 for w, at in sorted(uncovered.items())]
     seen, lines = set(), []
@@ -172,7 +180,7 @@ def render(source):
             else:
                 seen.add(key)
                 end = "\n" if line.endswith("\n") else ""
-                line = line[:m.start()] + m.group(1) + text_for(key, first, count) + end
+                line = line[:m.start()] + m.group(1) + text_for(key, first) + end
         lines.append(line)
     problems += [f"{PAGE}: no paragraph (marker <!-- ref:{k} -->) for entry '{k}'" for k in ENTRIES if k not in seen]
     return "".join(lines), page, problems
@@ -180,13 +188,14 @@ def render(source):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("ompref", help="the ompref program (its `list --json` gives the workloads)")
     parser.add_argument("source_dir", type=Path)
     parser.add_argument("--check", action="store_true")
     args = parser.parse_args()
     if not (args.source_dir / PAGE).is_file():
         print(f"glossary_refs.py: no {PAGE} under {args.source_dir}", file=sys.stderr)
         return 2
-    new, old, problems = render(args.source_dir)
+    new, old, problems = render(args.source_dir, workloads_of(args.ompref))
     for p in problems:
         print(f"glossary_refs.py: {p}", file=sys.stderr)
     if args.check:

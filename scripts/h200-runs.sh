@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The runs behind results/h200/h200-runs/ (a folder per set, its README naming
+# The runs behind results/h200/gpp/paper-with-lbm-medium-mesh-tiny/, gpp/launch-cost-tuned-shapes-with-lbm/,
+# lbm/paper-shapes-host-tiles-with-gpp-paper/ and lbm/paper-with-mesh-large/ (a folder per set, its README naming
 # the set): one set per device call. Run on
 # the GPU machine from the checkout root, with .gpu/ and build-gpu/ompref carried
 # (README "On an NVIDIA GPU"); writes into $OUT (or ./h200-out). The CUDA

@@ -12,9 +12,10 @@ them (`ompref list --json`: each variant's step_of; one chain per place, the
 CUDA twin a reference line), a roofline per file, and with several files the
 speedup of each run against the first file as `ompref compare --json` matches
 and compares them (by time, by rate, or not at all: the rules live in
-src/app/compare.cpp alone). --cuda reads the JSON line printed by ceilings.cu
-in the same command: its triad and FP64 FMA rate become extra ceilings of the
-device. Exit 2 with one line on bad input.
+src/app/compare_rules.cpp, from what each workload declares). --cuda reads a
+file's JSON line of CUDA ceilings measured in the same command (triad_GBps,
+fp64_fma_TFLOPs: a results folder's ceilings.txt): its triad and FP64 FMA rate
+become extra ceilings of the device. Exit 2 with one line on bad input.
 """
 import argparse
 import json
@@ -143,9 +144,9 @@ def load_cuda(path):
             for key in ("triad_GBps", "fp64_fma_TFLOPs"):
                 value = found.get(key) if isinstance(found, dict) else None
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < 1e30:
-                    fail(f"--cuda {path}: its JSON line has no {key} above 0 (the line ceilings.cu prints)")
+                    fail(f"--cuda {path}: its JSON line has no {key} above 0 (a results folder's ceilings.txt has both)")
             return found
-    fail(f"--cuda {path}: no JSON line from ceilings.cu in it")
+    fail(f"--cuda {path}: no JSON line of CUDA ceilings (triad_GBps, fp64_fma_TFLOPs) in it")
 
 
 def short_names(paths):
@@ -608,7 +609,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("json", nargs="+", help="files written by ompref run --json; the first is the reference")
     ap.add_argument("--out", required=True, help="directory for index.md and the PNGs (created)")
-    ap.add_argument("--cuda", help="ceilings.cu output of the same command")
+    ap.add_argument("--cuda", help="a file with the JSON line of CUDA ceilings of the same command (a results folder's ceilings.txt)")
     ap.add_argument("--ompref", help="the ompref binary: its `list --json` and `compare --json` (default: PATH)")
     args = ap.parse_args()
     docs = [load(p) for p in args.json]

@@ -11,7 +11,8 @@ device-argument line (`const int dev = ctx.device;`) and whole-line comments are
 removed, and `host_` is read as `target_`. Whatever differs after that fails the
 check, with a unified diff. The pair's variants must be defined in the region.
 
-    mirror_check.py OMPREF SOURCE_DIR [WORKLOAD...]             check the pairs (all when none named)
+    mirror_check.py OMPREF SOURCE_DIR [WORKLOAD...]             check the pairs (every registered workload
+                                                                when none named; one without a pair fails)
     mirror_check.py OMPREF SOURCE_DIR --self-test [WORKLOAD...] show that a changed pair fails
 """
 import difflib
@@ -28,6 +29,8 @@ def declared_pairs(ompref):
                                         text=True).stdout)
     files = {(v["workload"], v["variant"]): v["file"] for v in listing}
     pairs, problems = {}, []
+    for v in listing:  # every registered workload, in the suite's order; each must declare a pair
+        pairs.setdefault(v["workload"], [])
     for v in listing:
         if not v["mirrors"]:
             continue
@@ -105,6 +108,11 @@ def check_all(source_dir, workloads, PAIRS):
     problems = []
     for workload in workloads:
         names = PAIRS[workload]
+        if not names:
+            print(f"{workload}: declares no pair")
+            problems.append(f"{workload}: no variant declares `.mirror_of(\"host_<name>\")`: every workload "
+                            f"has its host/target pair in src/omp_host/{workload}.cpp and src/omp_target/{workload}.cpp")
+            continue
         found = check(source_dir, workload, names)
         print(f"{workload}: {'differs' if found else 'mirrors'} ({', '.join(names)})")
         problems += found
@@ -116,8 +124,8 @@ def self_test(source_dir, workloads, PAIRS):
     failures = 0
     for workload in workloads:
         names = PAIRS[workload]
-        if check(source_dir, workload, names):
-            print(f"{workload}: the pair itself differs; no self-test")
+        if not names or check(source_dir, workload, names):
+            print(f"{workload}: the pair itself differs or is not declared; no self-test")
             failures += 1
             continue
         with tempfile.TemporaryDirectory() as tmp:
@@ -142,6 +150,12 @@ def self_test(source_dir, workloads, PAIRS):
             else:
                 print(f"{workload}: a changed pair PASSED the check")
                 failures += 1
+    # A registered workload that declares no pair (a new one) fails, never skipped.
+    if check_all(source_dir, ["undeclared"], {"undeclared": []}):
+        print("a workload that declares no pair fails the check, as it must")
+    else:
+        print("a workload that declares no pair PASSED the check")
+        failures += 1
     return failures
 
 
@@ -155,7 +169,7 @@ def main():
     PAIRS, problems = declared_pairs(args[0])
     unknown = [a for a in args[2:] if a not in PAIRS]
     if unknown:
-        print(f"mirror_check.py: no pair declared for {', '.join(unknown)} (pairs: {', '.join(PAIRS)})",
+        print(f"mirror_check.py: no workload {', '.join(unknown)} (registered: {', '.join(PAIRS)})",
               file=sys.stderr)
         return 2
     source_dir = Path(args[1])

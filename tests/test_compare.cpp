@@ -2,6 +2,7 @@
 // with known times, so that speedups, geometric means, runs in one file only,
 // validation differences and --threshold's exit status are exact.
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -513,3 +514,41 @@ TEST(CompareLoad, RefusalIsAUsageError) {
 
 }  // namespace
 }  // namespace ompref
+
+namespace ompref::testing {
+
+// Each workload declares how two of its runs compare: a figure of merit, and
+// only parameters its runs record (a declared name that no run carries would
+// leave the parameter it meant not comparable, unnoticed); compare's sources
+// name no workload.
+TEST(CompareRules, EveryWorkloadDeclaresParametersItsRunsRecord) {
+  for (Workload* w : registry().workloads()) {
+    const Comparability c = w->comparability();
+    EXPECT_FALSE(c.fom.empty()) << w->name();
+    EXPECT_FALSE(c.params.empty()) << w->name();
+    const std::vector<std::string> sizes = w->sizes();
+    ASSERT_FALSE(sizes.empty()) << w->name();
+    const nlohmann::json params = w->make(sizes.front(), test_limits())->params();
+    for (const ComparedParam& p : c.params) EXPECT_TRUE(params.contains(p.param)) << w->name() << " " << p.param;
+  }
+}
+
+TEST(CompareRules, ComparesSourcesNameNoWorkload) {
+  for (const char* file : {"compare.cpp", "compare_rules.cpp", "compare_matching.cpp", "compare.hpp"}) {
+    std::ifstream in(std::string(OMPREF_SOURCE_DIR) + "/src/app/" + file);
+    ASSERT_TRUE(in) << file;
+    std::stringstream text;
+    text << in.rdbuf();
+    for (Workload* w : registry().workloads()) {
+      const std::string name = w->name();
+      const std::string s = text.str();
+      for (std::size_t at = s.find(name); at != std::string::npos; at = s.find(name, at + 1)) {
+        const auto word = [](char ch) { return std::isalnum(static_cast<unsigned char>(ch)) || ch == '_'; };
+        const bool alone = (at == 0 || !word(s[at - 1])) && (at + name.size() >= s.size() || !word(s[at + name.size()]));
+        EXPECT_FALSE(alone) << file << " names the workload " << name << " at offset " << at;
+      }
+    }
+  }
+}
+
+}  // namespace ompref::testing

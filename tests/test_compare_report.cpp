@@ -84,7 +84,7 @@ TEST(Report, TwoFilesGivePageChartsAndComparison) {
   const std::string out = temp_dir("ompref_report_two");
   // The CUDA ceilings of [1]'s command: the FP64 rate gpp's fractions are of.
   const std::string cuda =
-      std::string(OMPREF_SOURCE_DIR) + "/results/h200/h200-runs/gpp-lbm-medium-mesh/ceilings.txt";
+      std::string(OMPREF_SOURCE_DIR) + "/tests/data/cuda-ceilings-h200.txt";
   const auto r = run_ompref("report " + gpp_1 + " " + gpp_2 + " --out " + out + " --cuda " + cuda);
   if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
     GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
@@ -236,7 +236,7 @@ TEST(Report, ComparisonFollowsComparesRules) {
 // the CUDA twin a reference; gpp's fractions are of the FP64 rate.
 TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
   const std::string file =
-      std::string(OMPREF_SOURCE_DIR) + "/results/h200/gpp/multi-threads-f2d6f3e/gpu-check.json";
+      std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpu-check-h200.json";
   const std::string out = temp_dir("ompref_report_steps");
   const auto r = run_ompref("report " + file + " --out " + out);
   if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
@@ -260,7 +260,7 @@ TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
 }
 
 TEST(Report, ComputeBoundRunsAgainstTheFp64Rate) {
-  const std::string file = std::string(OMPREF_SOURCE_DIR) + "/results/h200/gpp/multi-threads-f2d6f3e/gpp-paper.json";
+  const std::string file = std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpp-paper-multi-h200.json";
   const std::string out = temp_dir("ompref_report_fp64");
   const auto r = run_ompref("report " + file + " --out " + out);
   if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)

@@ -33,7 +33,7 @@ Params tiny_drops() {
 
 // Steps `total` steps of `variant` on a fresh instance: reps of p.steps each.
 RunResult run_steps(LbmInstance& s, const std::string& variant, int reps) {
-  return run_one(s, "lbm", variant, s.p.size_name, reps, 0);
+  return run_one(s, "lbm", variant, "tiny", reps, 0);
 }
 
 // ---- agreement ------------------------------------------------------------

@@ -71,7 +71,7 @@ TEST(ReferenceCache, ACacheFolderOthersCanWriteIsRefusedBeforeAnyWork) {
   EXPECT_NO_THROW(lbm::check_reference_cache()) << "not there yet";
   const lbm::Params p = tiny();
   auto s = lbm::make_instance(p, testing::test_limits());
-  EXPECT_TRUE(testing::run_one(*s, "lbm", "host_basic", p.size_name, 1, 0).check.valid);
+  EXPECT_TRUE(testing::run_one(*s, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   struct stat st {};
   ASSERT_EQ(stat((cache.dir.path / "made" / "here").c_str(), &st), 0);
   EXPECT_EQ(st.st_mode & 077, 0u);
@@ -83,16 +83,16 @@ TEST(ReferenceCache, AnEntryOthersCanWriteOrALinkIsNotRead) {
   CacheFolder cache;
   const lbm::Params p = tiny();
   auto first = lbm::make_instance(p, testing::test_limits());
-  ASSERT_TRUE(testing::run_one(*first, "lbm", "host_basic", p.size_name, 1, 0).check.valid);
+  ASSERT_TRUE(testing::run_one(*first, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   ASSERT_EQ(cache.entries().size(), 1u);
   const fs::path entry = cache.entries()[0];
   auto second = lbm::make_instance(p, testing::test_limits());
-  testing::run_one(*second, "lbm", "host_basic", p.size_name, 1, 0);
+  testing::run_one(*second, "lbm", "host_basic", "tiny", 1, 0);
   EXPECT_EQ(second->reference_steps_computed(), 0) << "a trusted entry is read";
 
   ASSERT_EQ(chmod(entry.c_str(), 0666), 0);
   auto third = lbm::make_instance(p, testing::test_limits());
-  EXPECT_TRUE(testing::run_one(*third, "lbm", "host_basic", p.size_name, 1, 0).check.valid);
+  EXPECT_TRUE(testing::run_one(*third, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   EXPECT_EQ(third->reference_steps_computed(), p.steps) << "an entry others can write is not read";
 
   const fs::path elsewhere = cache.dir.path / "elsewhere";
@@ -100,7 +100,7 @@ TEST(ReferenceCache, AnEntryOthersCanWriteOrALinkIsNotRead) {
   ASSERT_EQ(chmod(elsewhere.c_str(), 0600), 0);
   fs::create_symlink(elsewhere, entry);
   auto fourth = lbm::make_instance(p, testing::test_limits());
-  EXPECT_TRUE(testing::run_one(*fourth, "lbm", "host_basic", p.size_name, 1, 0).check.valid);
+  EXPECT_TRUE(testing::run_one(*fourth, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   EXPECT_EQ(fourth->reference_steps_computed(), p.steps) << "a link is not followed";
 }
 

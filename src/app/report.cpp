@@ -66,7 +66,8 @@ void check_readable_file(const std::string& path, const std::string& option) {
   const bool ok = fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= (1 << 20);
   if (fd >= 0) close(fd);
   if (!ok)
-    throw UsageError(fmt::format("{} {}: not a readable file of at most 1 MiB (accepted: the output of ceilings.cu)",
+    throw UsageError(fmt::format("{} {}: not a readable file of at most 1 MiB (accepted: a file with a JSON line "
+                                 "holding triad_GBps and fp64_fma_TFLOPs, as a results folder's ceilings.txt)",
                                  option, path));
 }
 
@@ -194,7 +195,8 @@ CLI::App* add_report_command(CLI::App& app, ReportArgs& args) {
                                                "python3-matplotlib)");
   cmd->add_option("files", args.files, "files written by ompref run --json; with several, the first is the reference");
   cmd->add_option("--out", args.out, "the directory for index.md and the charts (created if missing)")->required();
-  cmd->add_option("--cuda", args.cuda, "the ceilings.cu line of the same command: CUDA triad and FP64 FMA ceilings");
+  cmd->add_option("--cuda", args.cuda, "a file whose JSON line gives the CUDA triad and FP64 FMA ceilings measured in the same command "
+                  "(triad_GBps, fp64_fma_TFLOPs: a results folder's ceilings.txt)");
   return cmd;
 }
 

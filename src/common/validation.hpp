@@ -23,6 +23,40 @@ inline double relative_error(double got, double want, double floor = 0) {
   return std::fabs(got - want) / scale;
 }
 
+// The worst element of a validation: the largest error as a multiple of its
+// own tolerance, at index `at`.
+struct WorstElement {
+  double error = -1, tolerance = 1;
+  std::int64_t at = 0;
+  double ratio() const { return error / tolerance; }
+};
+
+// The worst of error(i) over [0, n), error(i) giving {error, tolerance}: the
+// largest ratio, the first of equal ones, searched in parallel (the arrays
+// validated hold up to 10^8 elements). An error that is NaN (a NaN in the
+// output or the reference) counts as +inf, so that it fails and is reported;
+// a tolerance that underflowed to 0 (a bound of the smallest double against a
+// scale of 1e40) stays above 0, so that an exact result passes.
+template <class Error>
+WorstElement worst_element(std::int64_t n, Error&& error) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  WorstElement worst;
+#pragma omp parallel
+  {
+    WorstElement mine;
+#pragma omp for schedule(static) nowait
+    for (std::int64_t i = 0; i < n; ++i) {
+      auto [e, tolerance] = error(i);
+      if (!(tolerance > 0)) tolerance = std::numeric_limits<double>::denorm_min();
+      if (std::isnan(e) || std::isnan(e / tolerance)) e = inf, tolerance = 1;
+      if (!(e / tolerance <= mine.ratio())) mine = {e, tolerance, i};
+    }
+#pragma omp critical
+    if (mine.ratio() > worst.ratio() || (mine.ratio() == worst.ratio() && mine.at < worst.at)) worst = mine;
+  }
+  return worst;
+}
+
 class Validation {
  public:
   explicit Validation(std::string reference) { check_.reference = std::move(reference); }
@@ -56,21 +90,21 @@ class Validation {
     }
   }
 
-  // Every element of got[0, n) against want(i): the worst element is found
-  // first, then described once by where(i).
+  // Every element i of [0, n), error(i) giving {its error, its tolerance}:
+  // the worst (worst_element) is noted and described once, by where(i).
+  template <class Error, class Where>
+  void compare_each(std::int64_t n, Error&& error, Where&& where) {
+    if (n <= 0) return;
+    const WorstElement w = worst_element(n, std::forward<Error>(error));
+    note(w.error, w.tolerance, [&] { return where(w.at); });
+  }
+
+  // Every element of got[0, n) against want(i), by relative_error.
   template <class Got, class Want, class Where>
   void compare_all(std::int64_t n, Got&& got, Want&& want, double tolerance, Where&& where, double floor = 0) {
-    double worst = -1;
-    std::int64_t at = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      double e = relative_error(got(i), want(i), floor);
-      if (!(e <= worst)) {
-        worst = e;
-        at = i;
-        if (std::isinf(e)) break;
-      }
-    }
-    if (n > 0) note(worst, tolerance, [&] { return where(at); });
+    compare_each(
+        n, [&](std::int64_t i) { return std::pair{relative_error(got(i), want(i), floor), tolerance}; },
+        std::forward<Where>(where));
   }
 
   // Every element of got[0, n) against want(i), the difference measured
@@ -79,17 +113,9 @@ class Validation {
   // absolute bound as one far from it. NaN and Inf, in either, fail.
   template <class Got, class Want, class Where>
   void compare_all_to_scale(std::int64_t n, Got&& got, Want&& want, double scale, double tolerance, Where&& where) {
-    double worst = -1;
-    std::int64_t at = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const double e = scaled_error(got(i), want(i), scale);
-      if (!(e <= worst)) {
-        worst = e;
-        at = i;
-        if (std::isinf(e)) break;
-      }
-    }
-    if (n > 0) note(worst, tolerance, [&] { return where(at); });
+    compare_each(
+        n, [&](std::int64_t i) { return std::pair{scaled_error(got(i), want(i), scale), tolerance}; },
+        std::forward<Where>(where));
   }
 
   // Valid when every comparison was within its tolerance; the detail names

@@ -39,7 +39,10 @@ struct Model {
   double bytes = 0;              // bytes one repetition must move (the workload's stated model)
   double flops = 0;              // floating-point operations of one repetition
   std::string fom_name;          // "GB/s", "GFLOP/s", "MLUPS"
-  double fom_amount = 0;         // amount of fom units per repetition: fom = fom_amount / seconds
+  // The work of one repetition in the figure of merit's unit times seconds
+  // (GB for GB/s, GFLOP for GFLOP/s, millions of lattice-site updates for
+  // MLUPS): the figure of merit is fom_amount / the median time in seconds.
+  double fom_amount = 0;
 };
 
 // A timed part of one repetition (stream's copy, mul, ...; lbm's passes).
@@ -73,6 +76,29 @@ class Instance {
   virtual nlohmann::json observables(const std::string& kernel) const = 0;
 };
 
+// How two runs of a workload compare (`ompref compare`, `ompref report`): the
+// unit of its figure of merit (Model::fom_name) and, per parameter of its
+// runs (Instance::params), whether a difference in it keeps them comparable.
+// `work`: the parameter scales the work of a repetition and the figure of
+// merit (work / median time) divides it out, so runs that differ in it, or in
+// --size, are compared by their figures of merit ("by rate"). `same_work`: it
+// changes how the work is done (a launch shape, an order), not how much: runs
+// that differ only in it are still compared by time. A parameter not declared
+// changes what is computed or how work is counted (a data set, a physical
+// constant, the FLOP model, an input file): runs that differ in it are not
+// comparable. `generator` (with `work`): comparable only where both values
+// are that generator's text at another size ("cube 32" and "cube 128").
+enum class ParamEffect { work, same_work };
+struct ComparedParam {
+  std::string param;
+  ParamEffect effect;
+  std::string generator;  // empty: any two values
+};
+struct Comparability {
+  std::string fom;                     // the figure of merit's unit, as Model::fom_name
+  std::vector<ComparedParam> params;   // the parameters that keep runs comparable
+};
+
 class Workload {
  public:
   virtual ~Workload() = default;
@@ -86,6 +112,8 @@ class Workload {
   // an offload device, sized for the device (stream's target triad large
   // enough to reach its ceiling).
   virtual std::string default_size() const = 0;
+  // What keeps two of its runs comparable (above).
+  virtual Comparability comparability() const = 0;
   virtual std::string device_size() const { return default_size(); }
   // Workload parameters (--deck, --nx, ...), bound to members of the workload,
   // added to the workload's own option group of the run command (the runner

@@ -21,9 +21,8 @@
 //   partial per block; a one-block kernel adds the partials in a fixed order
 //   (deterministic, no atomics) and the 48-byte result comes back by an
 //   asynchronous copy into pinned memory with a polled wait, as stream's dot.
-// For scale: the BerkeleyGW GPP mini-app's own CUDA version takes 0.246 s on
-// the paper deck on an H200, target_tuned about 0.095 s; the twin is built to
-// take less than the latter (docs/native.md: the FP64 pipe bound is 0.054 s).
+// Its times against the mini-app's own CUDA version and target_tuned:
+// docs/log/gpp.md ("Measurements behind the sources").
 #include <algorithm>
 #include <map>
 #include <memory>

@@ -82,10 +82,8 @@ struct Shape {
   int threads;
   int blocks_per_sm;
 };
-// The ceiling's shapes. The first is the twin's: on an H200 (n = 2^25 and
-// 2^28) one element per thread was fastest in 128-thread blocks, 3-4% ahead
-// of 256, 10% ahead of BabelStream's 1024; the grid-stride shapes (those of
-// the project's earlier ceilings.cu among them) came 4-5% behind.
+// The ceiling's shapes. The first is the twin's, the fastest measured
+// (docs/log/stream.md, "Measurements behind the sources").
 constexpr Shape shapes[] = {{"flat_128", 128, 0},     {"flat_256", 256, 0},        {"flat_512", 512, 0},
                             {"flat_1024", 1024, 0},   {"stride_8x512", 512, 8},    {"stride_2x1024", 1024, 2}};
 constexpr const Shape& twin_shape = shapes[0];
@@ -110,8 +108,8 @@ struct Launcher {
 // The dot: each block sums its grid-stride share (in each warp by shuffles,
 // then across the block's warps), one partial sum per block; the host adds
 // the partial sums in block order. Two 1024-thread blocks per multiprocessor
-// fill every multiprocessor in one wave (on an H200, 4520 GB/s at n = 2^28;
-// one block per multiprocessor: 3800; more blocks or unrolling: within 1%).
+// fill every multiprocessor in one wave (the fastest of the forms measured:
+// docs/log/stream.md).
 constexpr int dot_threads = 1024;
 constexpr int dot_blocks_per_sm = 2;
 constexpr int max_dot_blocks = 4096;
@@ -142,7 +140,7 @@ __global__ void dot_blocks(const T* a, const T* b, std::size_t n) {
 // The block sums come back by an asynchronous copy into pinned host memory,
 // and the wait polls: a synchronous copy into pageable memory waits the
 // context's way (blocking, once OpenMP's runtime has set it), which cost the
-// dot 0.1 ms at n = 2^28 on an H200. Allocated at the first call (a warm-up).
+// dot time (docs/log/stream.md). Allocated at the first call (a warm-up).
 double* pinned_partials() {
   static double* const host = [] {
     void* p = nullptr;

@@ -7,10 +7,8 @@
 // cell arithmetic is common/lbm/lbm_cell.hpp (declare target), shared with the
 // host variants.
 //
-// The further steps, each a file whose diff against the one before is its
-// lesson: target_shaped (lbm_shaped.cpp, a team per tile: the ND-range
-// kernel), target_many (lbm_many.cpp, a thread per block of cells:
-// many-to-one), target_fused (lbm_fused.cpp, two passes instead of three).
+// The further steps are files of their own, each opening with its diff
+// against the step it follows (`ompref list --json`: step_of; docs/lbm.md's table).
 #include <cstdint>
 
 #include "common/lbm/lbm.hpp"

@@ -2,8 +2,8 @@
 // The step from target_fused (src/omp_target/lbm_fused.cpp), shown by
 // `diff src/omp_target/lbm_fused.cpp src/omp_target/lbm_lean.cpp`:
 // - the launch is target_basic's, `collapse(3)` over z, y, x with the shape
-//   left to the runtime (at 512x512x256 on the H200 it was as fast as every
-//   hand-chosen tile), and no (tile, cell) decomposition: a thread's cell
+//   left to the runtime (as fast as every hand-chosen tile: docs/log/lbm.md),
+//   and no (tile, cell) decomposition: a thread's cell
 //   costs no division by tile sizes;
 // - the cell index is 32-bit (make_instance refuses lattices of 2^30 cells
 //   or more), the direction arrays' offsets stay 64-bit;
@@ -11,8 +11,8 @@
 //   (fn_push_bounce_each) instead of computing 19 64-bit destinations first:
 //   the collision pass was register-bound (docs/lbm.md: at 19 live
 //   populations plus the force its occupancy is limited by registers).
-// The arithmetic and the values are target_fused's. Aimed at >= 7000 MLUPS at
-// 512x512x256 on an H200, where target_fused measured 6068-6106.
+// The arithmetic and the values are target_fused's; the times of both are in
+// docs/lbm.md's table.
 #include <cstdint>
 
 #include "common/lbm/lbm.hpp"

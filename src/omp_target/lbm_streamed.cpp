@@ -10,14 +10,12 @@
 // - f and out lose `__restrict`: a store into out may then alias f, so the
 //   compiler reads the populations again for the collision instead of
 //   keeping all 19 in registers from the first read.
-// target_lean's collision pass held 166 registers a thread (18.75% occupancy
-// on an H200); this one offers 152 bytes a cell of cache reads for resident
-// warps. The arithmetic and the values are target_fused's. Measured on an
-// H200 at 512x512x256 (docs/lbm.md): clang-19 still gives the pass 166
-// registers and the step runs at 5922 MLUPS, below target_lean's 6432, while
-// nvcc compiles the same cell function (native_streamed) into 128 registers
-// without spills and 7232 MLUPS: the trade pays in CUDA, not through clang-19's
-// register allocation. A step kept for that lesson.
+// target_lean's collision pass was register-bound; this one offers cache
+// reads for resident warps instead. The arithmetic and the values are
+// target_fused's. clang-19 keeps the pass's registers where nvcc lowers them
+// for the same cell function (native_streamed): the trade pays in CUDA, not
+// through clang-19's register allocation (the measurements: docs/lbm.md and
+// docs/log/lbm.md). A step kept for that lesson.
 #include <cstdint>
 
 #include "common/lbm/lbm.hpp"

@@ -14,9 +14,9 @@
 //   on the device and counts itself done (`atomic capture` between flushes),
 //   the last one adds the partials up, and only the sum comes back,
 //   into page-locked memory (pinned_slot). The runtime's cross-team reduction
-//   (`reduction(+)` on the combined construct, as in the plain form) ran at
-//   0.65-0.75 of a two-level form on an H200; a `parallel for` over one block
-//   per team, the partials mapped back to the host, at 0.74 of the CUDA twin.
+//   (`reduction(+)` on the combined construct, as in the plain form) and a
+//   `parallel for` over one block per team with the partials mapped back to
+//   the host were both slower (docs/log/stream.md).
 // What stays between this step and CUDA is measured in docs/native.md and
 // docs/stream.md: the OpenMP construct's fixed cost on the host (10-13 µs with
 // the spinning context, against 9.5 µs for a CUDA launch), and kernels 1-3%

@@ -414,6 +414,20 @@ class GppWorkload final : public Workload {
  public:
   std::string name() const override { return "gpp"; }
   int order() const override { return 1; }
+  // flops_per_term x terms / time, terms = number_bands x ngpown x ncouls x 3:
+  // ncouls (and ngpown = ncouls / nodes_per_group, and terms with them) is
+  // the deck's scale, as between the mini-app's test and benchmark decks.
+  // number_bands and nodes_per_group set the deck's shape (the band loop's
+  // length, G'-vectors per node), the FLOP model (flops_per_term) and the
+  // data set count differently: not declared. nvband is unused.
+  Comparability comparability() const override {
+    return {"GFLOP/s",
+            {{"ncouls", ParamEffect::work, ""},
+             {"ngpown", ParamEffect::work, ""},
+             {"terms", ParamEffect::work, ""},
+             {"nvband", ParamEffect::same_work, ""},
+             {"tuned_shape", ParamEffect::same_work, ""}}};
+  }
   std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "small"; }
   std::string device_size() const override { return "medium"; }

@@ -16,10 +16,8 @@
 // are solid cells inside the lattice; every face is periodic otherwise.
 // `stride` is lattice_stride(cells): the cells rounded up to 8 doubles, so
 // that each direction's array starts on 64 bytes; the cells past `n` are
-// solid padding. (Arrays an odd number of 64-byte lines apart, against the
-// cache-set conflicts of power-of-two sizes, made the host reference's psi
-// pass twice as fast on a 2-core EPYC but the host variants slower, by 5 to
-// 30 %, on the 16-core Xeon of the GPU results: not adopted.)
+// solid padding. (Arrays an odd number of 64-byte lines apart were tried and
+// not adopted: results/h100/lbm/stride-trial-50327d0-fc04ff2/.)
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -61,7 +59,6 @@ using Shape = std::array<int, 3>;
 
 struct Params {
   Case kind = Case::drops;
-  std::string size_name = "tiny";
   int nx = 32, ny = 32, nz = 32;
   int steps = 10;              // time steps in one repetition
   double tau = 1.0;

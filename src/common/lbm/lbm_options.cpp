@@ -52,20 +52,23 @@ constexpr CaseRow case_table[] = {
 };
 
 // The launch shapes (AxBxC): the option, the member of Params it sets, the
-// most cells it may hold (0: no limit beyond 4096 per axis) and its help.
+// most cells it may hold (0: no limit beyond 4096 per axis), its help, and
+// what it does to the work of a step (a shape changes how the cells are
+// walked, not how many: runs that differ in it are compared by time).
 struct ShapeRow {
   const char* option;
   Shape Params::*member;
   std::int64_t max_cells;
   const char* help;
+  ParamEffect effect;
 };
 constexpr std::int64_t team_threads = 1024;  // a team's threads (CUDA's block limit)
 constexpr int max_extent = 4096;
 const ShapeRow shape_table[] = {
-    {"--tile", &Params::tile, 0, "host_tiled: tile TXxTYxTZ"},
-    {"--shape", &Params::shape, team_threads, "target_shaped: a team's tile TXxTYxTZ"},
-    {"--block", &Params::block, 0, "target_many: cells per thread BXxBYxBZ"},
-    {"--fused-shape", &Params::fused_shape, team_threads, "target_fused: a team's tile TXxTYxTZ"},
+    {"--tile", &Params::tile, 0, "host_tiled: tile TXxTYxTZ", ParamEffect::same_work},
+    {"--shape", &Params::shape, team_threads, "target_shaped: a team's tile TXxTYxTZ", ParamEffect::same_work},
+    {"--block", &Params::block, 0, "target_many: cells per thread BXxBYxBZ", ParamEffect::same_work},
+    {"--fused-shape", &Params::fused_shape, team_threads, "target_fused: a team's tile TXxTYxTZ", ParamEffect::same_work},
 };
 
 // The JSON key of a shape option: "--fused-shape" -> "fused_shape".
@@ -144,7 +147,6 @@ static std::ostream& operator<<(std::ostream& out, Case kind) { return out << ca
 void size_defaults(const std::string& size, Params& p) {
   for (const SizeRow& r : size_table)
     if (size == r.name) {
-      p.size_name = size;
       p.nx = r.nx;
       p.ny = r.ny;
       p.nz = r.nz;
@@ -218,6 +220,20 @@ class LbmWorkload final : public Workload {
  public:
   std::string name() const override { return "lbm"; }
   int order() const override { return 2; }
+  // cells x steps / time: every cell does the same work at every step,
+  // whatever the phase there, so the drops' radius (which follows the box)
+  // does not change it; the case and the physical constants do. The launch
+  // shapes: as their table says.
+  Comparability comparability() const override {
+    Comparability c{"MLUPS",
+                    {{"nx", ParamEffect::work, ""},
+                     {"ny", ParamEffect::work, ""},
+                     {"nz", ParamEffect::work, ""},
+                     {"steps", ParamEffect::work, ""},
+                     {"radius", ParamEffect::work, ""}}};
+    for (const ShapeRow& row : shape_table) c.params.push_back({key_of(row), row.effect, ""});
+    return c;
+  }
   std::vector<std::string> sizes() const override {
     std::vector<std::string> out;
     for (const SizeRow& r : size_table) out.push_back(r.name);

@@ -156,6 +156,20 @@ class MeshWorkload final : public Workload {
  public:
   std::string name() const override { return "mesh"; }
   int order() const override { return 3; }
+  // the model's bytes / time, bytes from the counts of vertices and
+  // tetrahedra: comparable for the generated cube at another edge count; a
+  // mesh file is another problem. renumber reorders the same mesh.
+  Comparability comparability() const override {
+    return {"GB/s",
+            {{"source", ParamEffect::work, "cube "},
+             {"vertices", ParamEffect::work, ""},
+             {"tetrahedra", ParamEffect::work, ""},
+             {"triangles", ParamEffect::work, ""},
+             {"ball_entries", ParamEffect::work, ""},
+             {"binned_entries", ParamEffect::work, ""},
+             {"bins", ParamEffect::work, ""},
+             {"renumber", ParamEffect::same_work, ""}}};
+  }
   std::vector<std::string> sizes() const override { return size_names(); }
   std::string default_size() const override { return "small"; }
   std::string device_size() const override { return "large"; }

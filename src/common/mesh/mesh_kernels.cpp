@@ -46,47 +46,12 @@ auto where_in(const char* name, const Array<double>& got, const Array<double>& w
   };
 }
 
-// The largest of error(i) over [0, n) and its first index, searched in
-// parallel: what Validation::compare_all finds serially (the first of equal
-// worst errors), on arrays of 10^8 elements.
-// error(i) is {error, its tolerance}: the worst is the largest multiple of
-// its own tolerance.
-struct Worst {
-  double error = -1, tolerance = 1;
-  std::int64_t at = 0;
-  double ratio() const { return error / tolerance; }
-};
-// An error that is NaN (a NaN in the output or the reference) counts as
-// +inf: the largest, so that it fails and is reported.
-template <class Error>
-Worst worst_of(std::int64_t n, Error&& error) {
-  constexpr double inf = std::numeric_limits<double>::infinity();
-  Worst worst;
-#pragma omp parallel
-  {
-    Worst mine;
-#pragma omp for schedule(static) nowait
-    for (std::int64_t i = 0; i < n; ++i) {
-      auto [e, tolerance] = error(i);
-      // A tolerance that underflowed (a bound of the smallest double against
-      // an extent of 1e40) stays above 0: an exact result passes.
-      if (!(tolerance > 0)) tolerance = std::numeric_limits<double>::denorm_min();
-      if (std::isnan(e) || std::isnan(e / tolerance)) e = inf, tolerance = 1;
-      if (!(e / tolerance <= mine.ratio())) mine = {e, tolerance, i};
-    }
-#pragma omp critical
-    if (mine.ratio() > worst.ratio() || (mine.ratio() == worst.ratio() && mine.at < worst.at)) worst = mine;
-  }
-  return worst;
-}
-
 // An output array against its reference, relative to |want| (at least `floor`).
 void relative_array(Validation& v, const char* name, const Array<double>& got, const Array<double>& want,
                     double tolerance, double floor) {
-  const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
-    return std::pair{relative_error(got[i], want[i], floor), 1.0};
-  });
-  if (!got.empty()) v.note(w.error, tolerance, [&] { return where_in(name, got, want)(w.at); });
+  v.compare_all(
+      std::int64_t(got.size()), [&](std::int64_t i) { return got[i]; }, [&](std::int64_t i) { return want[i]; },
+      tolerance, where_in(name, got, want), floor);
 }
 
 // Coordinates against their reference, both errors and tolerances relative
@@ -96,10 +61,12 @@ void relative_array(Validation& v, const char* name, const Array<double>& got, c
 template <class Bound>
 void coordinate_array(Validation& v, const char* name, const Array<double>& got, const Array<double>& want,
                       double extent, Bound&& bound) {
-  const Worst w = worst_of(std::int64_t(got.size()), [&](std::int64_t i) {
-    return std::pair{Validation::scaled_error(got[i], want[i], extent), std::max(bound(i), min_bound) / extent};
-  });
-  if (!got.empty()) v.note(w.error, w.tolerance, [&] { return where_in(name, got, want)(w.at); });
+  v.compare_each(
+      std::int64_t(got.size()),
+      [&](std::int64_t i) {
+        return std::pair{Validation::scaled_error(got[i], want[i], extent), std::max(bound(i), min_bound) / extent};
+      },
+      where_in(name, got, want));
 }
 
 // Sums of many terms in long double, for the references and the checks'
@@ -195,12 +162,13 @@ void check_downward(const MeshInstance& m, int, Validation& v) {
   // reference rounded to double by u |V|: relative to |V|, a bound that a
   // sliver (P >> |V|) needs and a well-shaped tet keeps at a few u.
   const Array<double>& volume = m.output("out_volume");
-  const Worst w = worst_of(m.nt, [&](std::int64_t t) {
-    const double want = m.volume[t], bound = 8 * unit_roundoff * edge_product(m, t) + unit_roundoff * std::fabs(want);
-    const double scale = std::fabs(want) > 0 ? std::fabs(want) : std::max(bound, min_bound);
-    return std::pair{relative_error(volume[t], want, scale), std::max(bound, min_bound) / scale};
-  });
-  if (m.nt > 0) v.note(w.error, w.tolerance, [&] { return where_in("volume", volume, m.volume)(w.at); });
+  v.compare_each(
+      m.nt, [&](std::int64_t t) {
+        const double want = m.volume[t], bound = 8 * unit_roundoff * edge_product(m, t) + unit_roundoff * std::fabs(want);
+        const double scale = std::fabs(want) > 0 ? std::fabs(want) : std::max(bound, min_bound);
+        return std::pair{relative_error(volume[t], want, scale), std::max(bound, min_bound) / scale};
+      },
+      where_in("volume", volume, m.volume));
   // A centre 0.25 (a + b + c + d) in double: three additions, partial sums
   // of at most 2, 3 and 4 X (X: the largest |coordinate| of the tet's
   // vertices, in that direction), err by at most 9 u X, a quarter of it
@@ -284,13 +252,14 @@ void check_upward(const MeshInstance& m, int, Validation& v) {
   const Array<double>& smooth = m.output("smooth");
   const Array<double>& ref_smooth = m.expected("smooth");
   const Array<double>& tolerance = m.expected("smooth.tolerance");
-  const Worst w = worst_of(3 * m.nv, [&](std::int64_t j) {
-    const double got = smooth[j];
-    const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[j]) / m.extent
-                                        : std::numeric_limits<double>::infinity();
-    return std::pair{e, tolerance[j / 3]};
-  });
-  if (m.nv > 0) v.note(w.error, w.tolerance, [&] { return where_in("smooth", smooth, ref_smooth)(w.at); });
+  v.compare_each(
+      3 * m.nv, [&](std::int64_t j) {
+        const double got = smooth[j];
+        const double e = std::isfinite(got) ? std::fabs(got - ref_smooth[j]) / m.extent
+                                            : std::numeric_limits<double>::infinity();
+        return std::pair{e, tolerance[j / 3]};
+      },
+      where_in("smooth", smooth, ref_smooth));
 }
 
 // ---------------------------------------------------------------- lumped: each tet adds V/4 to its 4 vertices
@@ -361,14 +330,15 @@ void check_lumped(const MeshInstance& m, int, Validation& v) {
   // So |got - want| <= sum E_t / 4 + (d + 1) u A; written relative to A
   // (A = |lumped| unless the ball holds inverted tets). A and sum E_t / 4
   // per vertex are reference_lumped's.
-  const Worst w = worst_of(m.nv, [&](std::int64_t i) {
-    const double got = lumped[i];
-    const double scale = magnitude[i] > 0 ? magnitude[i] : 1e-300;
-    const double e = std::isfinite(got) ? std::fabs(got - ref_lumped[i]) / scale
-                                        : std::numeric_limits<double>::infinity();
-    return std::pair{e, (degree(m, i) + 1) * unit_roundoff + volume_error[i] / scale};
-  });
-  if (m.nv > 0) v.note(w.error, w.tolerance, [&] { return where_in("lumped", lumped, ref_lumped)(w.at); });
+  v.compare_each(
+      m.nv, [&](std::int64_t i) {
+        const double got = lumped[i];
+        const double scale = magnitude[i] > 0 ? magnitude[i] : 1e-300;
+        const double e = std::isfinite(got) ? std::fabs(got - ref_lumped[i]) / scale
+                                            : std::numeric_limits<double>::infinity();
+        return std::pair{e, (degree(m, i) + 1) * unit_roundoff + volume_error[i] / scale};
+      },
+      where_in("lumped", lumped, ref_lumped));
   // Their sum against the total volume, relative to the sum of all
   // magnitudes A (the total |volume|). Its terms: the kernel's additions,
   // (d - 1) u A_i per vertex, so (d_max - 1) u A in all, and its volumes'
