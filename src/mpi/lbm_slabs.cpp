@@ -1,6 +1,6 @@
 // lbm over MPI ranks, slabs along z (lbm_slabs.hpp): the slab, its device
 // data, the two passes, and the plain form target_slabs. What it changes from
-// target_fused (src/omp_target/lbm.cpp, one process): each pass runs over the
+// target_fused, one process (`diff src/omp_target/lbm_fused.cpp src/mpi/lbm_slabs.cpp`): each pass runs over the
 // slab's planes [1, nzl] and is followed by its exchange (lbm_halo.cpp), not
 // overlapped: the lesson of what a halo costs when nothing hides it. The halo
 // stays on the device (packed, unpacked, and on one rank or between the
