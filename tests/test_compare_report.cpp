@@ -19,6 +19,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "common/results.hpp"
 #include "test_support.hpp"
 
 namespace ompref {
@@ -395,6 +396,25 @@ TEST(Report, NamesAreEscapedAndChartsDoNotCollide) {
   EXPECT_EQ(int(distinct.size()), pngs) << md;
 }
 
+
+// A result file of a newer schema is refused in one line, before any output;
+// one of this program's schema is read.
+TEST(CompareJson, ANewerSchemaVersionIsRefused) {
+  const std::string dir = temp_dir("schema");
+  std::ifstream in(gpp_2);
+  nlohmann::json doc = nlohmann::json::parse(in);
+  doc["schema_version"] = result_schema_version() + 1;
+  std::ofstream(dir + "/newer.json") << doc.dump();
+  expect_one_line_exit_two(run_ompref("compare " + gpp_1 + " " + dir + "/newer.json"), "newer than this ompref reads");
+  expect_one_line_exit_two(run_ompref("report " + dir + "/newer.json --out " + dir + "/page"), "newer than this ompref reads");
+  EXPECT_FALSE(std::filesystem::exists(dir + "/page"));
+  doc["schema_version"] = "1";
+  std::ofstream(dir + "/text.json") << doc.dump();
+  expect_one_line_exit_two(run_ompref("compare " + gpp_1 + " " + dir + "/text.json"), "is not a version");
+  doc["schema_version"] = result_schema_version();
+  std::ofstream(dir + "/same.json") << doc.dump();
+  EXPECT_EQ(run_ompref("compare " + gpp_1 + " " + dir + "/same.json >/dev/null").status, 0);
+}
 
 // A small stack (ulimit -s 64) is enough to read a result file: no buffer
 // of its size on the stack. AddressSanitizer puts redzones around every

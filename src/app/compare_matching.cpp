@@ -13,6 +13,7 @@
 
 #include "app/result_input.hpp"
 #include "common/registry.hpp"
+#include "common/results.hpp"
 #include "common/usage_error.hpp"
 
 namespace ompref {
@@ -142,6 +143,16 @@ ResultFile load_result_file(const std::string& path) {
   if (!doc.is_object() || doc.value("suite", json()) != "ompref" || !doc.contains("runs") || !doc.at("runs").is_array())
     throw UsageError(fmt::format("{}: {} (no \"suite\": \"ompref\" with a \"runs\" list; {})", path,
                                  not_a_result, contents_of(doc)));
+  // A file of a newer schema may mean what this program cannot read; an older
+  // one (or one from before the field) is read as before.
+  if (doc.contains("schema_version")) {
+    const json& v = doc.at("schema_version");
+    if (!v.is_number_integer() || v.get<long long>() < 1)
+      throw UsageError(fmt::format("{}: schema_version {} is not a version ({})", path, v.dump(), not_a_result));
+    if (v.get<long long>() > result_schema_version())
+      throw UsageError(fmt::format("{}: schema_version {} is newer than this ompref reads ({}): read it with a newer ompref",
+                                   path, v.get<long long>(), result_schema_version()));
+  }
   ResultFile file{path, header_of(doc), {}, doc};
   file.top.erase("runs");
   for (const json& run : doc.at("runs")) {

@@ -200,8 +200,10 @@ std::string compiler_description() {
   return c.version.empty() ? c.name : c.name + " " + c.version;
 }
 
+int result_schema_version() { return OMPREF_SCHEMA_VERSION; }  // schema/result.schema.json
+
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings) {
-  nlohmann::json j = {{"schema_version", OMPREF_SCHEMA_VERSION},  // schema/result.schema.json
+  nlohmann::json j = {{"schema_version", result_schema_version()},  // schema/result.schema.json
                       {"suite", "ompref"},
                       {"version", OMPREF_VERSION},
                       {"compiler", compiler_description()},

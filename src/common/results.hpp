@@ -90,6 +90,9 @@ RunResult run_from_json(const nlohmann::json& j);
 nlohmann::json host_to_json(const HostInfo& host);
 nlohmann::json devices_to_json(const std::vector<DeviceInfo>& devices);
 // The whole document of DESIGN.md: suite, version, compiler, offload, host, devices, runs.
+// The result file's schema_version this program writes and reads
+// (declared once, in schema/result.schema.json).
+int result_schema_version();
 nlohmann::json report_json(const std::vector<RunResult>& runs, const nlohmann::json& ceilings);
 // The compiler that built the suite: name ("clang", "g++", "unknown") and version ("22.1.8").
 struct CompilerId {
