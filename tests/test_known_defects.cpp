@@ -3,6 +3,8 @@
 // and known_defect_note names a defect exactly for its compiler versions,
 // offload modes and variants.
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <stdexcept>
 #include <string>
 
@@ -20,12 +22,26 @@ const KnownDefect& clamp_defect() {
   throw std::runtime_error("clang22-tbaa-capture-clamp is not declared");
 }
 
+// A variant of the MPI build (src/mpi) is registered only there: a build
+// without MPI accepts it when a source of src/mpi registers that name.
+bool registered_by_ranks_only(const std::string& variant) {
+  if (OMPREF_TESTS_MPI_BUILD) return false;
+  const std::string quoted = "\"" + variant + "\"";
+  for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(OMPREF_SOURCE_DIR) / "src/mpi")) {
+    std::ifstream in(entry.path());
+    const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    if (text.find(quoted) != std::string::npos) return true;
+  }
+  return false;
+}
+
 TEST(KnownDefects, DeclarationNamesRegisteredVariantsAndAReproducerThatExists) {
   ASSERT_FALSE(known_defects().empty());
   for (const KnownDefect& d : known_defects()) {
     EXPECT_FALSE(d.affected.empty()) << d.name;
     for (const auto& [workload, variant] : d.affected)
-      EXPECT_NE(registry().variant(workload, variant), nullptr) << d.name << ": " << workload << " " << variant;
+      EXPECT_TRUE(registry().variant(workload, variant) != nullptr || registered_by_ranks_only(variant))
+          << d.name << ": " << workload << " " << variant;
     EXPECT_TRUE(std::filesystem::exists(std::filesystem::path(OMPREF_SOURCE_DIR) / d.reproducer)) << d.reproducer;
     EXPECT_FALSE(d.workaround.empty()) << d.name;
   }
