@@ -6,6 +6,13 @@
 //   --tuned-shape) over the ig chunks of its rows: each rank does a 1/n share
 //   of the fastest kernel, where target_ranks (gpp_ranks.cpp) splits the
 //   slower target_udr's;
+// - the rank keeps the one-device kernel's parallelism: its ig chunk is its
+//   rows over the number of chunks one device would run (ceil(nc / ig_chunk)),
+//   so each device runs as many threads as target_tuned does, each over a
+//   1/n share of the rows. With --tuned-shape's chunk as it stands, 4 ranks of
+//   the paper deck (8192 rows each, one chunk) would launch a quarter of the
+//   threads: about 3 waves of teams where one device runs 12, the last one
+//   mostly idle;
 // - its device holds only those rows of I_eps_array (every other input whole:
 //   wtilde is also read at igp), so the largest input shrinks with the ranks;
 // - the ranks' partial sums meet in complex3_sum_over_ranks
@@ -34,6 +41,13 @@ struct Share {
   int lo, hi;
 };
 // This rank's rows of I_eps_array.
+// The rank's ig chunk: its rows over the chunks of the whole ig range.
+int rank_chunk(const GppInstance& s, const Share& sh, int ig_chunk) {
+  const long chunks = (long(s.nc) + ig_chunk - 1) / ig_chunk;
+  const long rows = sh.hi - sh.lo;
+  return rows > 0 ? int((rows + chunks - 1) / chunks) : ig_chunk;
+}
+
 Share rank_share(const GppInstance& s) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
@@ -125,12 +139,13 @@ void target_tuned_ranks(GppInstance& s, RunContext& ctx) {
   const TunedShape& t = s.tuned;
   const bool sc = t.scalars;
   const Share sh = rank_share(s);
+  const int chunk = rank_chunk(s, sh, t.ig_chunk);
   Complex3 mine;
   switch (t.bands) {
-    case 1: mine = tuned_kernel<1>(s, ctx.device, sh, t.ig_chunk, t.threads, sc); break;
-    case 2: mine = tuned_kernel<2>(s, ctx.device, sh, t.ig_chunk, t.threads, sc); break;
-    case 8: mine = tuned_kernel<8>(s, ctx.device, sh, t.ig_chunk, t.threads, sc); break;
-    default: mine = tuned_kernel<4>(s, ctx.device, sh, t.ig_chunk, t.threads, sc); break;
+    case 1: mine = tuned_kernel<1>(s, ctx.device, sh, chunk, t.threads, sc); break;
+    case 2: mine = tuned_kernel<2>(s, ctx.device, sh, chunk, t.threads, sc); break;
+    case 8: mine = tuned_kernel<8>(s, ctx.device, sh, chunk, t.threads, sc); break;
+    default: mine = tuned_kernel<4>(s, ctx.device, sh, chunk, t.threads, sc); break;
   }
   s.achtemp = complex3_sum_over_ranks(mine);
 }
