@@ -8,8 +8,8 @@
 # the root alone takes 1.5 GB after the walkthrough):
 #   timings.tsv      scripts/walkthrough.sh's lines: seconds per step, since the clone
 #   walkthrough.log  each step's output
-#   machine.txt      the commit, when, nproc, load average before and after, the
-#                    Debian packages and MiB that apt fetched
+#   machine.txt      the commit, when, nproc, load average before and after, how
+#                    many Debian packages apt fetched and their MiB
 # and removes the root after (--keep leaves it). DIR/pristine.tar, when there,
 # is used as the fresh root instead of a new debootstrap (it is written after one).
 #   fresh-walkthrough.sh [--keep] DIR [EPISODE...]
@@ -41,6 +41,7 @@ deb http://deb.debian.org/debian bookworm-updates main
 deb http://deb.debian.org/debian-security bookworm-security main
 S
 cp /etc/resolv.conf "$root/etc/resolv.conf"
+rm -f "$root"/var/cache/apt/archives/*.deb   # debootstrap's own packages: a new machine has none
 rm -rf "$dir/ompref.git" && git clone -q --bare "$src" "$dir/ompref.git"
 mkdir -p "$root/srv/ompref.git" "$root/root/course"
 mount --bind "$dir/ompref.git" "$root/srv/ompref.git"
