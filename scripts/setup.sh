@@ -49,8 +49,10 @@ done
 
 llvm=/usr/lib/llvm-19
 multiarch=/usr/lib/x86_64-linux-gnu
-# Debian package | how to tell it is there
+# Debian package | how to tell it is there. make: the build program of the presets'
+# generator (Unix Makefiles), which cmake only recommends.
 base=("cmake|command -v cmake"
+      "make|command -v make"
       "libcli11-dev|test -e /usr/include/CLI/CLI.hpp"
       "nlohmann-json3-dev|test -e /usr/include/nlohmann/json.hpp"
       "libfmt-dev|test -e /usr/include/fmt/format.h")
