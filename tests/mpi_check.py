@@ -16,7 +16,12 @@ Cases:
                  parts (pack, copy, message, unpack; self on one rank) adding up to it.
   lbm_memory     target_slabs on 1 and 3 ranks (nz = 30): each rank's notes give the
                  bytes its device holds, its slab's planes and ghost planes by the
-                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's.
+                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's
+                 (also under 0.45 of one rank's: the host holds the slab alone).
+  lbm_resident   a rank's peak resident host memory (getrusage of the process) running
+                 target_slabs on 3 ranks is under half of one rank's running target_fused
+                 on the whole lattice (64x64x192), which is most of what the lattice,
+                 its reference and its fields take.
   gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
                  split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
                  tolerance of target_udr's and target_tuned's in one process.
@@ -176,8 +181,48 @@ def lbm_memory():
             host.setdefault(ranks, []).append(notes["host_bytes_held"])
     one, most = held[1][0], max(held[3])
     check(most < 0.45 * one, f"3 ranks: a rank's device holds {most} bytes, one rank's {one}: not its slab's share")
+    host_one, host_most = host[1][0], max(host[3])
+    check(host_most < 0.45 * host_one, f"3 ranks: a rank's host holds {host_most} bytes, one rank's {host_one}")
     print(f"lbm target_slabs: a rank's device holds {most} bytes on 3 ranks, {one} on 1 ({most / one:.2f}); "
-          f"its host {max(host[3])} and {host[1][0]} (the whole instance: the host side is not slab-local)")
+          f"its host {host_most} and {host_one} ({host_most / host_one:.2f})")
+
+
+def lbm_resident():
+    nx, ny, nz = 64, 64, 192
+    common = ["run", "lbm", "--size", "tiny", "--nx", str(nx), "--ny", str(ny), "--nz", str(nz), "--steps", "1",
+              "--reps", "1", "--warmup", "0", "--no-ceiling"]
+    # Each rank runs ompref as a child of a small Python process that writes
+    # the child's peak resident size (kB) to a file of its own.
+    measure = ("import os, resource, subprocess, sys; code = subprocess.call(sys.argv[2:]); "
+               "open(os.path.join(sys.argv[1], os.environ.get('OMPI_COMM_WORLD_RANK', '0')), 'w')"
+               ".write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(code)")
+    peaks = {}
+    for ranks, variant in ((1, "target_fused"), (3, "target_slabs")):
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), sys.executable, "-c",
+                       measure, tmp, OMPREF, *common, "--variant", variant, "--json", os.path.join(tmp, "out.json")]
+            try:
+                p = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=LIMIT_S)
+            except subprocess.TimeoutExpired:
+                sys.exit(f"FAIL: {ranks} ranks, {variant}: still running after {LIMIT_S} s (a hang)")
+            check(p.returncode == 0, f"{ranks} ranks, {variant}: exit {p.returncode}\n{p.stderr}")
+            with open(os.path.join(tmp, "out.json")) as f:
+                run = json.load(f)["runs"][0]
+            check(run["valid"], f"{ranks} ranks: {variant} failed validation: {run.get('failure')}")
+            files = sorted(os.listdir(tmp))
+            check(files == sorted([*map(str, range(ranks)), "out.json"]), f"{ranks} ranks: measured {files}")
+            peaks[ranks] = [int(open(os.path.join(tmp, str(r))).read()) * 1024 for r in range(ranks)]
+    cells = nx * ny * nz
+    # The whole lattice's host arrays: two lattices and five fields (the
+    # instance), the reference's two lattices and psi, the observables' two
+    # fields: 8 (2 x 19 + 5 + 2 x 19 + 1 + 2) bytes a cell, and the mask.
+    lattice = cells * (8 * (2 * 19 + 5 + 2 * 19 + 1 + 2) + 1)
+    one, most = peaks[1][0], max(peaks[3])
+    check(one > 0.8 * lattice, f"one rank's peak resident size {one} is below its lattice's {lattice} bytes: "
+          "the measure does not see the lattice")
+    check(most < 0.5 * one, f"3 ranks: a rank's peak resident size {most} bytes, one rank's whole lattice {one}")
+    print(f"lbm peak resident size: target_fused on 1 rank {one / 2**20:.0f} MiB (its arrays {lattice / 2**20:.0f} "
+          f"MiB); target_slabs on 3 ranks at most {most / 2**20:.0f} MiB a rank ({most / one:.2f})")
 
 
 def gpp_ranks():
@@ -356,7 +401,7 @@ def scaling():
           "a failing run exits 1; bad arguments exit 2 with one line")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank,
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, lbm_resident, gpp_ranks, json_fields, bad_input, failing_rank,
                                  scaling)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")
