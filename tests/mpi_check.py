@@ -7,7 +7,9 @@ Cases:
   lbm_bitwise    lbm's slab variants on 1, 2 and 3 ranks with nz = 7 (an uneven
                  split) and on 3 ranks with nz = 4 (a slab of one plane) end in the
                  same state bit for bit (state_digest), which is also target_fused's
-                 in one process; every run valid.
+                 in one process, with the same observables (combined over the ranks;
+                 the droplet case's too); every run valid. Ranks given other physics
+                 (an MPMD launch) are refused: exit 2 and one line.
   lbm_halo       the slab variants' notes: the halo's path ("device copy" on one
                  rank, "host-staged" between ranks of a host build, or the path
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
@@ -35,7 +37,9 @@ Cases:
                  rank that dies ends the job (no hang).
   scaling        scripts/scaling.py on 1 and 2 ranks (gpp tiny): one JSON with both runs,
                  their commands, speedups and efficiencies as computed from the runs'
-                 figures; a failing run exits 1; bad arguments exit 2 with one line.
+                 figures, which `ompref report` draws as the scaling chart (where
+                 matplotlib is installed); a failing run exits 1; bad arguments exit 2
+                 with one line.
 Each mpirun has a time limit: a hang fails the case.
 """
 import json
@@ -86,19 +90,33 @@ def lbm_bitwise():
     common = ["run", "lbm", "--size", "tiny", "--reps", "2", "--warmup", "1", "--no-ceiling"]
     slabs = ["--variant", "target_slabs,target_slabs_overlap"]
     # nz = 7: slabs of 2 and 3 planes (2 and 3 ranks); nz = 4 on 3 ranks: 1, 1, 2.
-    for nz, rank_counts in (("7", (1, 2, 3)), ("4", (3,))):
-        one = run_json(1, [*common, "--nz", nz, "--variant", "target_fused,target_slabs,target_slabs_overlap"])
-        want = one["runs"][0]["observables"]["state_digest"]
+    for case, nz, rank_counts in (("drops", "7", (1, 2, 3)), ("drops", "4", (3,)), ("droplet", "9", (3,))):
+        one = run_json(1, [*common, "--case", case, "--nz", nz, "--variant",
+                           "target_fused,target_slabs,target_slabs_overlap"])
+        observed = one["runs"][0]["observables"]
+        want = observed["state_digest"]
         for ranks in rank_counts:
-            doc = one if ranks == 1 else run_json(ranks, [*common, "--nz", nz, *slabs])
+            doc = one if ranks == 1 else run_json(ranks, [*common, "--case", case, "--nz", nz, *slabs])
             for run in doc["runs"]:
                 check(run["valid"], f"nz {nz}, {ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
                 got = run["observables"]["state_digest"]
                 check(got == want, f"nz {nz}, {ranks} ranks: {run['variant']} state {got}, one process's target_fused {want}")
+                # The same state: the same observables, the mass within the
+                # rounding of a sum in another order.
+                for key, value in observed.items():
+                    mine = run["observables"].get(key)
+                    same = mine == value or (key == "mass" and abs(mine - value) <= 1e-14 * abs(value))
+                    check(same, f"{case} nz {nz}, {ranks} ranks: {run['variant']} {key} {mine}, target_fused's {value}")
                 if ranks > 1:
                     check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
                           f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
-        print(f"lbm slabs on {rank_counts} ranks (nz = {nz}): state {want}, target_fused's bit for bit")
+        print(f"lbm {case} slabs on {rank_counts} ranks (nz = {nz}): state {want} and observables, target_fused's")
+    # Rank 1 alone given another cohesion strength (MPMD launch): not one problem.
+    good = [OMPREF, *common, "--variant", "target_slabs"]
+    status, out, err = mpirun(1, [*good[1:], ":", "-np", "1", *good, "--G", "-5.5"])
+    lines = ompref_lines(err)
+    check(status == 2 and len(lines) == 1 and "lbm parameters" in lines[0],
+          f"another --G on rank 1: exit {status}, lines {lines}")
 
 
 def lbm_halo():
@@ -286,7 +304,10 @@ def json_fields():
 
 def bad_input():
     for args in (["run", "lbm", "--nx", "0"], ["run", "nothing"], ["run", "gpp", "--variant", "target_none"],
-                 ["run", "lbm", "--ny", "2", "--no-ceiling"]):
+                 ["run", "lbm", "--ny", "2", "--no-ceiling"],
+                 # Slabs of 500 planes of 1000 x 1000 cells: more than this host holds.
+                 ["run", "lbm", "--nx", "1000", "--ny", "1000", "--nz", "1000", "--variant", "target_slabs",
+                  "--no-ceiling"]):
         status, out, err = mpirun(2, args)
         lines = ompref_lines(err)
         check(status == 2, f"{' '.join(args)} on 2 ranks: exit {status}, 2 expected\n{err}")
@@ -375,6 +396,25 @@ def scaling():
                 check(abs(row["against"]["speedup"] - against) <= 1e-12 * against, f"{e['variant']}: {row['against']}")
                 seen += 1
         check(seen == 4, f"{seen} efficiencies, 4 expected (2 variants, 2 rank counts)")
+        # `ompref report` draws the scaling chart from the document, its table the efficiencies.
+        pages = os.path.join(tmp, "report")
+        p = subprocess.run([OMPREF, "report", out, "--out", pages], env=ENV, capture_output=True, text=True,
+                           timeout=LIMIT_S)
+        if p.returncode == 2 and "python3-matplotlib" in p.stderr:
+            print(f"scaling chart not checked: {p.stderr.strip()}")
+        else:
+            check(p.returncode == 0, f"ompref report of the scaling document: exit {p.returncode}\n{p.stderr}")
+            with open(os.path.join(pages, "index.md")) as f:
+                page = f.read()
+            charts = [line[line.index("](") + 2:-1] for line in page.splitlines() if line.startswith("![scaling")]
+            check(len(charts) == 1 and os.path.getsize(os.path.join(pages, charts[0])) > 0,
+                  f"the report links no scaling chart: {charts}")
+            for e in doc["efficiencies"]:
+                check(f"| {e['workload']} | {e['variant']} | 2 |" in page,
+                      f"the report's table has no row of {e['variant']} on 2 ranks")
+            with open(os.path.join(pages, charts[0]), "rb") as f:
+                width = int.from_bytes(f.read(24)[16:20], "big")
+            check(0 < width <= 2000, f"the scaling chart is {width} pixels wide")
         # A run that fails: exit 1, the JSON still written with its status.
         status, _, err = script_run([*launcher, "--ranks", "1", "--out", out, "--", "run", "gpp", "--size", "nosuch"])
         with open(out) as f:

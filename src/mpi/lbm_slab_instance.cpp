@@ -364,6 +364,9 @@ nlohmann::json SlabInstance::observables(const std::string&) const {
 Instance& slab_part(Instance& instance) {
   LbmInstance& whole = static_cast<LbmInstance&>(instance);
   if (!whole.rank_part) {
+    // One lattice split over the ranks: each rank validates its own slab
+    // against its own reference, so ranks given other physics would each pass.
+    agree_on("lbm parameters", whole.params().dump());
     SlabInstance::check(whole);
     whole.release();  // one layout at a time: the whole lattice is made again by a variant that runs it
     whole.rank_part = std::make_unique<SlabInstance>(whole);
