@@ -3,6 +3,7 @@
 
   scripts/report.py A.json [B.json ...] --out DIR [--cuda ceilings.txt] [--ompref BIN]
   (what `ompref report A.json ... --out DIR` runs, passing its own binary)
+  scripts/report.py scaling.json --out DIR  (a document of scripts/scaling.py)
 
 Writes DIR/index.md with, per file and workload, a table of the runs, the
 fraction of the place's ceiling per variant (bandwidth-bound runs against the
@@ -15,7 +16,10 @@ and compares them (by time, by rate, or not at all: the rules live in
 src/app/compare_rules.cpp, from what each workload declares). --cuda reads a
 file's JSON line of CUDA ceilings measured in the same command (triad_GBps,
 fp64_fma_TFLOPs: a results folder's ceilings.txt): its triad and FP64 FMA rate
-become extra ceilings of the device. Exit 2 with one line on bad input.
+become extra ceilings of the device. A document of scripts/scaling.py (runs
+over MPI rank counts) gets a section of its own: each run's command, each
+variant's speedup and efficiency by rank count (and against --against's
+variant), and the scaling chart. Exit 2 with one line on bad input.
 """
 import argparse
 import json
@@ -32,7 +36,7 @@ try:
 except ImportError:
     print("report.py: matplotlib is missing (install the Debian package python3-matplotlib)", file=sys.stderr)
     sys.exit(2)
-from report_charts import bar_speedups, fmt_num, fraction_chart, roofline, slug, step_chart  # noqa: E402
+from report_charts import bar_speedups, fmt_num, fraction_chart, roofline, scaling_chart, slug, step_chart  # noqa: E402
 
 # Above this many flops per byte a run is compute-bound: its fraction is of
 # the FP64 rate, not of the triad (the table of `ompref run`, F column:
@@ -105,6 +109,42 @@ def missing_field(run):
     return None
 
 
+def is_scaling(doc):
+    """scripts/scaling.py's document: its runs over rank counts and their efficiencies."""
+    return (isinstance(doc, dict) and doc.get("scaling") in ("strong", "weak") and
+            isinstance(doc.get("efficiencies"), list) and isinstance(doc.get("runs"), list) and
+            all(isinstance(e, dict) and isinstance(e.get("by_ranks"), list) for e in doc["efficiencies"]))
+
+
+def scaling_section(i, label, doc, out_dir):
+    """scripts/scaling.py's document: each run's command and exit status, each variant's speedups and
+    efficiencies by rank count, and the scaling chart."""
+    weak = ", ".join(f"{o} {n} a rank" for o, n in (doc.get("weak") or {}).items())
+    lines = [f"## Scaling [{i}] {md(label)}", "",
+             f"- {doc['scaling']} scaling{f' ({md(weak)})' if weak else ''} over "
+             f"{', '.join(str(n) for n in doc.get('ranks', []))} ranks: {code(doc.get('command', '?'))}"]
+    for r in doc["runs"]:
+        lines.append(f"- {r.get('ranks')} ranks: exit {r.get('exit')}, {fmt_num(r.get('wall_s'))} s: "
+                     f"{code(r.get('command', '?'))}")
+    against = next((row["against"]["variant"] for e in doc["efficiencies"] for row in e["by_ranks"]
+                    if "against" in row), None)
+    lines += ["", "| workload | variant | ranks | figure of merit | speedup | efficiency |" +
+              (f" against {md(against)} (speedup, efficiency) |" if against else "") + " valid |",
+              "|---|---|---|---|---|---|" + ("---|" if against else "") + "---|"]
+    for e in doc["efficiencies"]:
+        for row in e["by_ranks"]:
+            a = row.get("against")
+            lines.append(f"| {md(e['workload'])} | {md(e['variant'])} | {row['ranks']} | "
+                         f"{fmt_num(row.get('fom'))} {md(row.get('fom_name', ''))} | {fmt_num(row.get('speedup'))} | "
+                         f"{fmt_num(row.get('efficiency'))} |" +
+                         (f" {fmt_num(a['speedup'])}, {fmt_num(a['efficiency'])} |" if a else (" - |" if against else ""))
+                         + f" {'yes' if row.get('valid') else 'FAIL'} |")
+    png = scaling_chart(doc, f"[{i}] {label}", out_dir, f"scaling-{i}-{slug(label)}")
+    lines += ["", f"![scaling over MPI ranks]({png})" if png else
+              "No scaling chart: no variant ran on two rank counts with a figure of merit."]
+    return lines
+
+
 def load(path):
     try:
         with open(path) as f:
@@ -115,6 +155,8 @@ def load(path):
         doc = json.loads(text)
     except ValueError:
         fail(f"{path}: not JSON ({NOT_A_RESULT})")
+    if is_scaling(doc):
+        return doc
     if not isinstance(doc, dict) or doc.get("suite") != "ompref" or not isinstance(doc.get("runs"), list):
         if isinstance(doc, dict):
             holds = f"it holds {', '.join(doc)}" if doc else "it is an empty object"
@@ -612,26 +654,34 @@ def main():
     ap.add_argument("--cuda", help="a file with the JSON line of CUDA ceilings of the same command (a results folder's ceilings.txt)")
     ap.add_argument("--ompref", help="the ompref binary: its `list --json` and `compare --json` (default: PATH)")
     args = ap.parse_args()
-    docs = [load(p) for p in args.json]
+    loaded = [(p, load(p)) for p in args.json]
+    # scripts/scaling.py's documents get a section of their own; the others are results of `ompref run`.
+    scaling = [(p, d) for p, d in loaded if is_scaling(d)]
+    results = [p for p, d in loaded if not is_scaling(d)]
+    docs = [d for p, d in loaded if not is_scaling(d)]
     cuda = load_cuda(args.cuda) if args.cuda else None
     if os.path.exists(args.out) and not os.path.isdir(args.out):
         fail(f"--out {args.out}: not a directory")
-    ompref = find_ompref(args.ompref)
-    lesson = lesson_graph(ompref)
-    comparison = ompref_json(ompref, ["compare", *args.json, "--json", "-"], "the comparison") if len(docs) > 1 else None
+    ompref = find_ompref(args.ompref) if docs else None
+    lesson = lesson_graph(ompref) if docs else None
+    comparison = ompref_json(ompref, ["compare", *results, "--json", "-"], "the comparison") if len(docs) > 1 else None
     os.makedirs(args.out, exist_ok=True)
     final_out = args.out
     args.out = tempfile.mkdtemp(prefix=".report.tmp.", dir=final_out)  # moved in whole by publish()
     staging.append(args.out)
-    labels = short_names(args.json)
-    lines = ["# ompref report", "", "| | file | compiler | offload | host | devices | date |",
-             "|---|---|---|---|---|---|---|"]
-    lines += [header_row(f"[{k + 1}]", labels[k], doc) for k, doc in enumerate(docs)]
-    lines += ["", EXPLAIN]
+    lines = ["# ompref report", ""]
+    if docs:
+        labels = short_names(results)
+        lines += ["| | file | compiler | offload | host | devices | date |", "|---|---|---|---|---|---|---|"]
+        lines += [header_row(f"[{k + 1}]", labels[k], doc) for k, doc in enumerate(docs)]
+        lines += ["", EXPLAIN]
     for k, doc in enumerate(docs):
         lines += file_section(k + 1, labels[k], doc, args.out, cuda, lesson) + [""]
     if comparison:
         lines += comparison_section(comparison, labels, args.out)
+    scaling_labels = short_names([p for p, _ in scaling]) if scaling else []
+    for k, (path, doc) in enumerate(scaling):
+        lines += scaling_section(k + 1, scaling_labels[k], doc, args.out) + [""]
     with open(os.path.join(args.out, "index.md"), "w") as f:
         f.write("\n".join(lines).rstrip() + "\n")
     charts = publish(args.out, final_out)

@@ -435,3 +435,55 @@ def bar_speedups(workload, rows, labels, geomeans, excluded, out_dir, name):
     lines, texts = ax.get_legend_handles_labels()
     ax.legend(handles=lines + extra, labels=texts + [h.get_label() for h in extra], loc="upper left")
     return save(fig, out_dir, name)
+
+
+# --- scaling over MPI ranks (scripts/scaling.py) ----------------------------------------------------------------
+
+def scaling_chart(doc, title, out_dir, name):
+    """scripts/scaling.py's document: per variant, the speedup (left) and the efficiency (right) at each rank
+    count against its own run on the fewest ranks, with the ideal (speedup = ranks / fewest, efficiency 1) as a
+    dashed grey line; where the document holds them (--against), the speedup and efficiency against the named
+    variant on the fewest ranks, dotted. None when no variant has two rank counts with speedups."""
+    rows = [e for e in doc.get("efficiencies", []) if sum(1 for r in e["by_ranks"] if "speedup" in r) >= 2]
+    if not rows:
+        return None
+    weak = doc.get("scaling") == "weak"
+    fig, (sp, ef) = plt.subplots(1, 2, figsize=(MAX_WIDTH * 0.85, 5.0))
+    counts = sorted({r["ranks"] for e in rows for r in e["by_ranks"]})
+    base = counts[0]
+    ideal = [n / base for n in counts]
+    sp.plot(counts, ideal, ls="--", color="grey", lw=1, label="ideal")
+    ef.plot(counts, [1.0] * len(counts), ls="--", color="grey", lw=1, label="ideal")
+    against = None
+    for k, e in enumerate(rows):
+        color = PALETTE[k % len(PALETTE)]
+        own = [r for r in e["by_ranks"] if "speedup" in r]
+        label = e["variant"] + ("" if all(r["valid"] for r in e["by_ranks"]) else " (FAIL)")
+        sp.plot([r["ranks"] for r in own], [r["speedup"] for r in own], marker="o", color=color, label=label)
+        ef.plot([r["ranks"] for r in own], [r["efficiency"] for r in own], marker="o", color=color, label=label)
+        for r in own:
+            sp.annotate(fmt_speedup(r["speedup"]), (r["ranks"], r["speedup"]), xytext=(4, -10),
+                        textcoords="offset points", fontsize=TEXT - 1, color=color)
+        other = [r for r in e["by_ranks"] if "against" in r and r["against"]["variant"] != e["variant"]]
+        if other:
+            against = other[0]["against"]["variant"]
+            sp.plot([r["ranks"] for r in other], [r["against"]["speedup"] for r in other], marker="s", ls=":",
+                    color=color, label=f"{e['variant']} against {against}")
+            ef.plot([r["ranks"] for r in other], [r["against"]["efficiency"] for r in other], marker="s", ls=":",
+                    color=color, label=f"{e['variant']} against {against}")
+    for ax in (sp, ef):
+        ax.set_xscale("log", base=2)
+        ax.set_xticks(counts)
+        ax.xaxis.set_major_formatter(ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+        ax.xaxis.set_minor_formatter(ticker.NullFormatter())
+        ax.set_xlabel("MPI ranks (one device each)")
+        ax.grid(True, alpha=0.3)
+    what = "the work grows with the ranks" if weak else "the same problem on every rank count"
+    sp.set_ylabel(f"speedup\n(figure of merit / on {base} rank{'s' if base > 1 else ''})")
+    ef.set_ylabel(f"efficiency\n(speedup / (ranks / {base}))")
+    ef.set_ylim(0, max([1.1] + [r.get("efficiency", 0) * 1.1 for e in rows for r in e["by_ranks"]]))
+    sp.set_title(wrap(f"{title}: speedup ({'weak' if weak else 'strong'} scaling: {what})", 48))
+    ef.set_title(wrap(f"{title}: efficiency", 48))
+    sp.legend(loc="best")
+    ef.legend(loc="best")
+    return save(fig, out_dir, name)

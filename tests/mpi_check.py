@@ -7,7 +7,9 @@ Cases:
   lbm_bitwise    lbm's slab variants on 1, 2 and 3 ranks with nz = 7 (an uneven
                  split) and on 3 ranks with nz = 4 (a slab of one plane) end in the
                  same state bit for bit (state_digest), which is also target_fused's
-                 in one process; every run valid.
+                 in one process, with the same observables (combined over the ranks;
+                 the droplet case's too); every run valid. Ranks given other physics
+                 (an MPMD launch) are refused: exit 2 and one line.
   lbm_halo       the slab variants' notes: the halo's path ("device copy" on one
                  rank, "host-staged" between ranks of a host build, or the path
                  MPI_CHECK_HALO_PATH names: "node IPC" on one node's GPU), its bytes per
@@ -16,7 +18,12 @@ Cases:
                  parts (pack, copy, message, unpack; self on one rank) adding up to it.
   lbm_memory     target_slabs on 1 and 3 ranks (nz = 30): each rank's notes give the
                  bytes its device holds, its slab's planes and ghost planes by the
-                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's.
+                 layout's formula (on 3 ranks under 0.45 of one rank's), and its host's
+                 (also under 0.45 of one rank's: the host holds the slab alone).
+  lbm_resident   a rank's peak resident host memory (getrusage of the process) running
+                 target_slabs on 3 ranks is under half of one rank's running target_fused
+                 on the whole lattice (64x64x192), which is most of what the lattice,
+                 its reference and its fields take.
   gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
                  split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
                  tolerance of target_udr's and target_tuned's in one process.
@@ -30,7 +37,9 @@ Cases:
                  rank that dies ends the job (no hang).
   scaling        scripts/scaling.py on 1 and 2 ranks (gpp tiny): one JSON with both runs,
                  their commands, speedups and efficiencies as computed from the runs'
-                 figures; a failing run exits 1; bad arguments exit 2 with one line.
+                 figures, which `ompref report` draws as the scaling chart (where
+                 matplotlib is installed); a failing run exits 1; bad arguments exit 2
+                 with one line.
 Each mpirun has a time limit: a hang fails the case.
 """
 import json
@@ -81,19 +90,33 @@ def lbm_bitwise():
     common = ["run", "lbm", "--size", "tiny", "--reps", "2", "--warmup", "1", "--no-ceiling"]
     slabs = ["--variant", "target_slabs,target_slabs_overlap"]
     # nz = 7: slabs of 2 and 3 planes (2 and 3 ranks); nz = 4 on 3 ranks: 1, 1, 2.
-    for nz, rank_counts in (("7", (1, 2, 3)), ("4", (3,))):
-        one = run_json(1, [*common, "--nz", nz, "--variant", "target_fused,target_slabs,target_slabs_overlap"])
-        want = one["runs"][0]["observables"]["state_digest"]
+    for case, nz, rank_counts in (("drops", "7", (1, 2, 3)), ("drops", "4", (3,)), ("droplet", "9", (3,))):
+        one = run_json(1, [*common, "--case", case, "--nz", nz, "--variant",
+                           "target_fused,target_slabs,target_slabs_overlap"])
+        observed = one["runs"][0]["observables"]
+        want = observed["state_digest"]
         for ranks in rank_counts:
-            doc = one if ranks == 1 else run_json(ranks, [*common, "--nz", nz, *slabs])
+            doc = one if ranks == 1 else run_json(ranks, [*common, "--case", case, "--nz", nz, *slabs])
             for run in doc["runs"]:
                 check(run["valid"], f"nz {nz}, {ranks} ranks: {run['variant']} failed validation: {run.get('failure')}")
                 got = run["observables"]["state_digest"]
                 check(got == want, f"nz {nz}, {ranks} ranks: {run['variant']} state {got}, one process's target_fused {want}")
+                # The same state: the same observables, the mass within the
+                # rounding of a sum in another order.
+                for key, value in observed.items():
+                    mine = run["observables"].get(key)
+                    same = mine == value or (key == "mass" and abs(mine - value) <= 1e-14 * abs(value))
+                    check(same, f"{case} nz {nz}, {ranks} ranks: {run['variant']} {key} {mine}, target_fused's {value}")
                 if ranks > 1:
                     check(run["ranks"]["count"] == ranks and run["ranks"]["decomposition"] == "split",
                           f"{ranks} ranks: {run['variant']} ranks field {run['ranks']}")
-        print(f"lbm slabs on {rank_counts} ranks (nz = {nz}): state {want}, target_fused's bit for bit")
+        print(f"lbm {case} slabs on {rank_counts} ranks (nz = {nz}): state {want} and observables, target_fused's")
+    # Rank 1 alone given another cohesion strength (MPMD launch): not one problem.
+    good = [OMPREF, *common, "--variant", "target_slabs"]
+    status, out, err = mpirun(1, [*good[1:], ":", "-np", "1", *good, "--G", "-5.5"])
+    lines = ompref_lines(err)
+    check(status == 2 and len(lines) == 1 and "lbm parameters" in lines[0],
+          f"another --G on rank 1: exit {status}, lines {lines}")
 
 
 def lbm_halo():
@@ -176,8 +199,48 @@ def lbm_memory():
             host.setdefault(ranks, []).append(notes["host_bytes_held"])
     one, most = held[1][0], max(held[3])
     check(most < 0.45 * one, f"3 ranks: a rank's device holds {most} bytes, one rank's {one}: not its slab's share")
+    host_one, host_most = host[1][0], max(host[3])
+    check(host_most < 0.45 * host_one, f"3 ranks: a rank's host holds {host_most} bytes, one rank's {host_one}")
     print(f"lbm target_slabs: a rank's device holds {most} bytes on 3 ranks, {one} on 1 ({most / one:.2f}); "
-          f"its host {max(host[3])} and {host[1][0]} (the whole instance: the host side is not slab-local)")
+          f"its host {host_most} and {host_one} ({host_most / host_one:.2f})")
+
+
+def lbm_resident():
+    nx, ny, nz = 64, 64, 192
+    common = ["run", "lbm", "--size", "tiny", "--nx", str(nx), "--ny", str(ny), "--nz", str(nz), "--steps", "1",
+              "--reps", "1", "--warmup", "0", "--no-ceiling"]
+    # Each rank runs ompref as a child of a small Python process that writes
+    # the child's peak resident size (kB) to a file of its own.
+    measure = ("import os, resource, subprocess, sys; code = subprocess.call(sys.argv[2:]); "
+               "open(os.path.join(sys.argv[1], os.environ.get('OMPI_COMM_WORLD_RANK', '0')), 'w')"
+               ".write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)); sys.exit(code)")
+    peaks = {}
+    for ranks, variant in ((1, "target_fused"), (3, "target_slabs")):
+        with tempfile.TemporaryDirectory() as tmp:
+            command = [MPIEXEC, "--allow-run-as-root", "--oversubscribe", "-np", str(ranks), sys.executable, "-c",
+                       measure, tmp, OMPREF, *common, "--variant", variant, "--json", os.path.join(tmp, "out.json")]
+            try:
+                p = subprocess.run(command, env=ENV, capture_output=True, text=True, timeout=LIMIT_S)
+            except subprocess.TimeoutExpired:
+                sys.exit(f"FAIL: {ranks} ranks, {variant}: still running after {LIMIT_S} s (a hang)")
+            check(p.returncode == 0, f"{ranks} ranks, {variant}: exit {p.returncode}\n{p.stderr}")
+            with open(os.path.join(tmp, "out.json")) as f:
+                run = json.load(f)["runs"][0]
+            check(run["valid"], f"{ranks} ranks: {variant} failed validation: {run.get('failure')}")
+            files = sorted(os.listdir(tmp))
+            check(files == sorted([*map(str, range(ranks)), "out.json"]), f"{ranks} ranks: measured {files}")
+            peaks[ranks] = [int(open(os.path.join(tmp, str(r))).read()) * 1024 for r in range(ranks)]
+    cells = nx * ny * nz
+    # The whole lattice's host arrays: two lattices and five fields (the
+    # instance), the reference's two lattices and psi, the observables' two
+    # fields: 8 (2 x 19 + 5 + 2 x 19 + 1 + 2) bytes a cell, and the mask.
+    lattice = cells * (8 * (2 * 19 + 5 + 2 * 19 + 1 + 2) + 1)
+    one, most = peaks[1][0], max(peaks[3])
+    check(one > 0.8 * lattice, f"one rank's peak resident size {one} is below its lattice's {lattice} bytes: "
+          "the measure does not see the lattice")
+    check(most < 0.5 * one, f"3 ranks: a rank's peak resident size {most} bytes, one rank's whole lattice {one}")
+    print(f"lbm peak resident size: target_fused on 1 rank {one / 2**20:.0f} MiB (its arrays {lattice / 2**20:.0f} "
+          f"MiB); target_slabs on 3 ranks at most {most / 2**20:.0f} MiB a rank ({most / one:.2f})")
 
 
 def gpp_ranks():
@@ -241,7 +304,10 @@ def json_fields():
 
 def bad_input():
     for args in (["run", "lbm", "--nx", "0"], ["run", "nothing"], ["run", "gpp", "--variant", "target_none"],
-                 ["run", "lbm", "--ny", "2", "--no-ceiling"]):
+                 ["run", "lbm", "--ny", "2", "--no-ceiling"],
+                 # Slabs of 500 planes of 1000 x 1000 cells: more than this host holds.
+                 ["run", "lbm", "--nx", "1000", "--ny", "1000", "--nz", "1000", "--variant", "target_slabs",
+                  "--no-ceiling"]):
         status, out, err = mpirun(2, args)
         lines = ompref_lines(err)
         check(status == 2, f"{' '.join(args)} on 2 ranks: exit {status}, 2 expected\n{err}")
@@ -330,6 +396,25 @@ def scaling():
                 check(abs(row["against"]["speedup"] - against) <= 1e-12 * against, f"{e['variant']}: {row['against']}")
                 seen += 1
         check(seen == 4, f"{seen} efficiencies, 4 expected (2 variants, 2 rank counts)")
+        # `ompref report` draws the scaling chart from the document, its table the efficiencies.
+        pages = os.path.join(tmp, "report")
+        p = subprocess.run([OMPREF, "report", out, "--out", pages], env=ENV, capture_output=True, text=True,
+                           timeout=LIMIT_S)
+        if p.returncode == 2 and "python3-matplotlib" in p.stderr:
+            print(f"scaling chart not checked: {p.stderr.strip()}")
+        else:
+            check(p.returncode == 0, f"ompref report of the scaling document: exit {p.returncode}\n{p.stderr}")
+            with open(os.path.join(pages, "index.md")) as f:
+                page = f.read()
+            charts = [line[line.index("](") + 2:-1] for line in page.splitlines() if line.startswith("![scaling")]
+            check(len(charts) == 1 and os.path.getsize(os.path.join(pages, charts[0])) > 0,
+                  f"the report links no scaling chart: {charts}")
+            for e in doc["efficiencies"]:
+                check(f"| {e['workload']} | {e['variant']} | 2 |" in page,
+                      f"the report's table has no row of {e['variant']} on 2 ranks")
+            with open(os.path.join(pages, charts[0]), "rb") as f:
+                width = int.from_bytes(f.read(24)[16:20], "big")
+            check(0 < width <= 2000, f"the scaling chart is {width} pixels wide")
         # A run that fails: exit 1, the JSON still written with its status.
         status, _, err = script_run([*launcher, "--ranks", "1", "--out", out, "--", "run", "gpp", "--size", "nosuch"])
         with open(out) as f:
@@ -356,7 +441,7 @@ def scaling():
           "a failing run exits 1; bad arguments exit 2 with one line")
 
 
-CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, gpp_ranks, json_fields, bad_input, failing_rank,
+CASES = {f.__name__: f for f in (lbm_bitwise, lbm_halo, lbm_memory, lbm_resident, gpp_ranks, json_fields, bad_input, failing_rank,
                                  scaling)}
 if CASE not in CASES:
     sys.exit(f"mpi_check.py: unknown case {CASE} (accepted: {', '.join(CASES)})")

@@ -25,7 +25,7 @@ const KnownDefect& clamp_defect() {
 // A variant of the MPI build (src/mpi) is registered only there: a build
 // without MPI accepts it when a source of src/mpi registers that name.
 bool registered_by_ranks_only(const std::string& variant) {
-  if (OMPREF_TESTS_MPI_BUILD) return false;
+  if (OMPREF_MPI_BUILD) return false;
   const std::string quoted = "\"" + variant + "\"";
   for (const auto& entry : std::filesystem::directory_iterator(std::filesystem::path(OMPREF_SOURCE_DIR) / "src/mpi")) {
     std::ifstream in(entry.path());

@@ -14,11 +14,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 #include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
 
 #include "app/compare.hpp"
 #include "common/io/output_file.hpp"
@@ -112,6 +114,15 @@ int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, bool forwar
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+// A document of scripts/scaling.py (runs over MPI rank counts): report.py
+// gives it a section of its own, with the scaling chart.
+bool scaling_document(const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return false;
+  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  return doc.is_object() && doc.contains("scaling") && doc.contains("efficiencies") && doc["efficiencies"].is_array();
+}
+
 bool executable(const std::string& path) { return !path.empty() && access(path.c_str(), X_OK) == 0; }
 
 // A file's identity: its device and inode (symbolic links followed, or not).
@@ -193,7 +204,8 @@ std::string python_with_matplotlib() {
 CLI::App* add_report_command(CLI::App& app, ReportArgs& args) {
   CLI::App* cmd = app.add_subcommand("report", "a Markdown page and PNG charts from result files (scripts/report.py, "
                                                "python3-matplotlib)");
-  cmd->add_option("files", args.files, "files written by ompref run --json; with several, the first is the reference");
+  cmd->add_option("files", args.files, "files written by ompref run --json (with several, the first is the reference) "
+                                       "or by scripts/scaling.py (a scaling chart)");
   cmd->add_option("--out", args.out, "the directory for index.md and the charts (created if missing)")->required();
   cmd->add_option("--cuda", args.cuda, "a file whose JSON line gives the CUDA triad and FP64 FMA ceilings measured in the same command "
                   "(triad_GBps, fp64_fma_TFLOPs: a results folder's ceilings.txt)");
@@ -204,7 +216,8 @@ int run_report(const ReportArgs& args) {
   if (args.files.empty())
     throw UsageError("report: needs at least one result file (accepted: ompref report FILE... --out DIR [--cuda FILE])");
   // The same refusal as compare's, before python starts: one line naming the file.
-  for (const std::string& path : args.files) load_result_file(path);
+  for (const std::string& path : args.files)
+    if (!scaling_document(path)) load_result_file(path);
   std::error_code ec;
   if (args.out.empty() || (fs::exists(args.out, ec) && !fs::is_directory(args.out, ec)))
     throw UsageError(fmt::format("report: --out {}: not a directory (accepted: a directory, created if missing)", args.out));

@@ -19,6 +19,7 @@ struct RankPlace {
   int rank = 0;
   int count = 1;
   int local_rank = 0;     // rank among the ranks of this node
+  int local_count = 1;    // ranks on this node (they share its host memory)
   std::string host;       // this node's hostname
 };
 const RankPlace& rank_place();

@@ -32,9 +32,22 @@ std::string prepare_context(const Variant& variant, int device, RunContext& ctx)
   return "?";
 }
 
+namespace {
+
+// The instance a variant runs on: its part where it has one, made by every
+// rank together (a part one rank cannot hold ends every rank with its line).
+Instance& instance_for(const Variant& variant, Instance& instance) {
+  if (!variant.part_of) return instance;
+  Instance* part = nullptr;
+  agree([&] { part = &variant.part_of(instance); });
+  return *part;
+}
+
+}  // namespace
+
 VariantRun::VariantRun(const Variant& variant, Instance& instance, int device,
                                const std::vector<int>& devices)
-    : variant_(variant), instance_(instance) {
+    : variant_(variant), instance_(instance_for(variant, instance)) {
   ctx_.devices = devices;
   ran_on_ = prepare_context(variant, device, ctx_);
   const double reset_at = omp_get_wtime();
@@ -77,11 +90,12 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
   r.kind = variant.kind;
   r.kernel = variant.kernel;
   r.size = size;
-  r.params = instance.params();
   r.reps_requested = settings.reps;
 
   const double began = omp_get_wtime();
   VariantRun run_state(variant, instance, device, devices);
+  Instance& ran = run_state.instance();  // the instance, or the part of it the variant ran on
+  r.params = ran.params();
   r.ran_on = run_state.ran_on();
   if (variant.kind != Kind::host) {
     r.on_device = run_state.on_device();
@@ -136,11 +150,11 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
 
   // Asked after the run: a workload whose variants are different kernels
   // (mesh) models the one that ran.
-  r.model = instance.model(variant.kernel);
+  r.model = ran.model(variant.kernel);
   r.time_s = Stats::of(totals);
   r.samples_s = totals;
   r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
-  for (const PhaseModel& p : instance.phases()) {
+  for (const PhaseModel& p : ran.phases()) {
     auto it = phase_times.find(p.name);
     if (it == phase_times.end()) continue;
     PhaseResult pr{p.name, Stats::of(it->second), p.bytes, 0, 0};
@@ -149,7 +163,7 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     r.phases.push_back(pr);
   }
   const double observed = omp_get_wtime();
-  r.observables = instance.observables(variant.kernel);
+  r.observables = ran.observables(variant.kernel);
   r.observables_s = omp_get_wtime() - observed;
   r.wall_s = omp_get_wtime() - began;
   return r;

@@ -45,7 +45,10 @@ struct RunSettings {
 // with any reference run it calls for).
 class VariantRun {
  public:
+  // `instance`, or the part of it the variant runs on (Variant::part_of).
   VariantRun(const Variant& variant, Instance& instance, int device, const std::vector<int>& devices);
+  // The instance the variant runs on: the one given, or its part.
+  Instance& instance() const { return instance_; }
   // One repetition (native variants: ended by a wait for the device); its wall time.
   double repeat();
   // The phase laps of the last repetition.

@@ -2,6 +2,7 @@
 // A variant: one way of running a workload (host_*, target_*, native_*), with
 // what it teaches, its run function and its device data, and the facts the
 // runner, the tests, the scripts and the docs read from its registration.
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -26,6 +27,12 @@ struct Variant {
   // copy: the figure of merit adds up); true, the ranks share one instance's
   // work (a decomposed variant, src/mpi/): the slowest rank's time is the run's.
   bool splits_across_ranks = false;
+  // Where set, the variant runs on the part of the instance this rank holds
+  // (lbm's slab variants: the rank's slab and its ghost planes, src/mpi/):
+  // the runner resets, runs, validates and observes what part_of returns
+  // (made on the first call, kept by the instance for the next; throws
+  // UsageError when it cannot fit). Empty: the instance itself.
+  std::function<Instance&(Instance&)> part_of;
   // The lesson graph, declared here once and read by `ompref list --json`, the
   // mirror check, the report's step charts and the tests:
   std::string file;               // its source file, from src/ (set by the registration's call site)

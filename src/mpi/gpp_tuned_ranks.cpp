@@ -6,15 +6,14 @@
 //   --tuned-shape) over the ig chunks of its rows: each rank does a 1/n share
 //   of the fastest kernel, where target_ranks (gpp_ranks.cpp) splits the
 //   slower target_udr's;
-// - the rank keeps the one-device kernel's parallelism: its ig chunk is its
-//   rows over the number of chunks one device would run (ceil(nc / ig_chunk)),
-//   so each device runs as many threads as target_tuned does, each over a
-//   1/n share of the rows. With --tuned-shape's chunk as it stands, 4 ranks of
-//   the paper deck (8192 rows each, one chunk) would launch a quarter of the
-//   threads: about 3 waves of teams where one device runs 12, the last one
-//   mostly idle;
 // - its device holds only those rows of I_eps_array (every other input whole:
 //   wtilde is also read at igp), so the largest input shrinks with the ranks;
+// - the tuned shape's ig_chunk is the whole problem's: a rank's threads take
+//   ig_chunk / n rows each (rounded up), so that each rank launches as many
+//   teams as target_tuned does on all the rows and each thread sums 1/n of
+//   its rows. (With ig_chunk rows a thread, a rank of n launched 1/n of the
+//   teams, each as long as target_tuned's: the kernel's last wave of teams,
+//   partly empty, weighed n times more, and 2 ranks reached 1.84x.)
 // - the ranks' partial sums meet in complex3_sum_over_ranks
 //   (complex3_mpi.hpp): MPI_Reduce with the MPI_Op that calls
 //   complex3_combine, the `declare reduction(c3sum)` combiner, then a
@@ -39,21 +38,18 @@ namespace {
 
 struct Share {
   int lo, hi;
+  int ranks;
 };
 // This rank's rows of I_eps_array.
-// The rank's ig chunk: its rows over the chunks of the whole ig range.
-int rank_chunk(const GppInstance& s, const Share& sh, int ig_chunk) {
-  const long chunks = (long(s.nc) + ig_chunk - 1) / ig_chunk;
-  const long rows = sh.hi - sh.lo;
-  return rows > 0 ? int((rows + chunks - 1) / chunks) : ig_chunk;
-}
-
 Share rank_share(const GppInstance& s) {
   int rank = 0, ranks = 1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &ranks);
-  return Share{int(long(s.nc) * rank / ranks), int(long(s.nc) * (rank + 1) / ranks)};
+  return Share{int(long(s.nc) * rank / ranks), int(long(s.nc) * (rank + 1) / ranks), ranks};
 }
+
+// Rows of ig a thread sums on this rank: the tuned shape's share of it.
+int rank_chunk(int ig_chunk, const Share& sh) { return int((long(ig_chunk) + sh.ranks - 1) / sh.ranks); }
 
 // The rank's rows of I_eps_array, every other input whole: entered by the
 // runner before timing, released after.
@@ -139,7 +135,8 @@ void target_tuned_ranks(GppInstance& s, RunContext& ctx) {
   const TunedShape& t = s.tuned;
   const bool sc = t.scalars;
   const Share sh = rank_share(s);
-  const int chunk = rank_chunk(s, sh, t.ig_chunk);
+  const int chunk = rank_chunk(t.ig_chunk, sh);
+  ctx.notes["ig_rows_per_thread"] = chunk;
   Complex3 mine;
   switch (t.bands) {
     case 1: mine = tuned_kernel<1>(s, ctx.device, sh, chunk, t.threads, sc); break;

@@ -26,131 +26,66 @@
 
 namespace ompref::lbm::slabs {
 
-std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked) {
+std::unique_ptr<Slab> make_slab(SlabInstance& s, bool page_locked) {
   auto slab = std::make_unique<Slab>();
   Slab& b = *slab;
-  MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &b.ranks);
-  const int nz = s.p.nz;
-  if (nz < b.ranks)
-    throw UsageError(fmt::format("lbm --nz {}: fewer planes than the {} MPI ranks a slab variant splits them over "
-                                 "(accepted: nz >= ranks)", nz, b.ranks));
-  b.below = (b.rank + b.ranks - 1) % b.ranks;
-  b.above = (b.rank + 1) % b.ranks;
-  b.z0 = int(long(nz) * b.rank / b.ranks);
-  b.nzl = int(long(nz) * (b.rank + 1) / b.ranks) - b.z0;
-  b.plane = long(s.p.nx) * s.p.ny;
-  b.g = Grid{s.p.nx, s.p.ny, b.nzl + 2, b.plane * (b.nzl + 2), lattice_stride(b.plane * (b.nzl + 2))};
+  b.rank = s.rank;
+  b.ranks = s.ranks;
+  b.below = s.below;
+  b.above = s.above;
+  b.z0 = s.z0;
+  b.nzl = s.nzl;
+  b.plane = s.plane;
+  b.g = s.g;
   const long ls = b.g.stride;
-  for (AlignedArray<double>& lat : b.lat) lat = AlignedArray<double>(std::size_t(Q * ls));
+  b.lat[0] = s.lat[0].data();
+  b.lat[1] = s.lat[1].data();
+  b.cur = s.cur;
   b.psi = AlignedArray<double>(std::size_t(ls));
   b.solid = AlignedArray<std::uint8_t>(std::size_t(ls));
   for (FieldArray* buffer : {&b.send_down, &b.send_up, &b.recv_below, &b.recv_above})
     *buffer = FieldArray(std::size_t(crossing * b.plane), page_locked);
-  // Local plane lz holds global plane z0 - 1 + lz (periodic): ghosts
-  // included. The lattices are made on the device (enter_lattices); here the
-  // solid planes, psi poisoned and the padding solid, like the instance's.
-#pragma omp parallel for schedule(static)
-  for (int lz = 0; lz < b.nzl + 2; ++lz) {
-    const long gz = (b.z0 - 1 + lz + nz) % nz;
-    std::memcpy(b.solid.data() + lz * b.plane, s.solid.data() + gz * b.plane, std::size_t(b.plane));
-  }
+  // The instance's mask (ghost planes and padding included); psi poisoned.
+  std::memcpy(b.solid.data(), s.solid.data(), std::size_t(ls));
   const double nan = std::numeric_limits<double>::quiet_NaN();
 #pragma omp parallel for
   for (long k = 0; k < ls; ++k) b.psi[std::size_t(k)] = nan;
-  for (long k = b.g.n; k < ls; ++k) b.solid[std::size_t(k)] = 1;
   return slab;
 }
 
-namespace {
-
-// Bytes `count` doubles from `from` (device `from_dev`, at double `from_at`)
-// to `to` (device `to_dev`, at double `to_at`); a failed copy is an error.
-void copy_doubles(double* to, long to_at, const double* from, long from_at, long count, int to_dev, int from_dev) {
-  constexpr long b = sizeof(double);
-  if (omp_target_memcpy(to, from, std::size_t(count * b), std::size_t(to_at * b), std::size_t(from_at * b), to_dev,
-                        from_dev) != 0)
-    throw std::runtime_error(fmt::format("lbm slabs: omp_target_memcpy of {} bytes failed", count * b));
+// The slab's two lattices, the instance's, entered on the device: copied
+// whole from the instance's page-locked arrays (lbm.hpp's FieldArray: at the
+// link's rate), ghost planes and padding included. On the host the kernels
+// run on the instance's arrays themselves.
+void enter_lattices(Slab& b, bool, int dev) {
+  const long ls = b.g.stride;
+  [[maybe_unused]] double *l0 = b.lat[0], *l1 = b.lat[1];
+#pragma omp target enter data device(dev) map(to : l0[0:Q * ls], l1[0:Q * ls])
 }
 
-}  // namespace
-
-// The slab's two lattices, made on the device straight from the instance's:
-// a direction's owned planes are one contiguous block of the instance's
-// lattice (one copy), each ghost plane one plane (z periodic), the padding
-// zero. The instance's lattices are page-locked where they were made for a
-// device (lbm.hpp's FieldArray): the copies run at the link's rate, and the
-// slab's host lattices are never touched. (Copied on the host first, then
-// moved from that pageable memory, the lattices cost a paper-size slab
-// variant about 5 s more than target_fused's transfers.) On the host the
-// same calls copy host to host.
-void enter_lattices(Slab& b, LbmInstance& s, bool on_device, int dev) {
-  const long ls = b.g.stride, gs = s.grid.stride, plane = b.plane, nz = s.p.nz;
-  const int host = omp_get_initial_device(), to_dev = on_device ? dev : host;
-  static const double zeros[8] = {};  // the padding: fewer than 8 cells (lattice_stride)
-  const double* from[2] = {s.current(), s.next()};
-  for (int l = 0; l < 2; ++l) {
-    double* lattice = b.lat[l].data();
-#pragma omp target enter data device(dev) map(alloc : lattice[0:Q * ls])
-    double* slab = lattice;
-#pragma omp target data use_device_ptr(lattice) device(dev)
-    slab = lattice;
-    for (int i = 0; i < Q; ++i) {
-      const long base = i * ls, whole = i * gs;
-      copy_doubles(slab, base + plane, from[l], whole + b.z0 * plane, b.nzl * plane, to_dev, host);
-      copy_doubles(slab, base, from[l], whole + (b.z0 - 1 + nz) % nz * plane, plane, to_dev, host);
-      copy_doubles(slab, base + (b.nzl + 1) * plane, from[l], whole + (b.z0 + b.nzl) % nz * plane, plane, to_dev,
-                   host);
-      copy_doubles(slab, base + b.g.n, zeros, 0, ls - b.g.n, to_dev, host);
-    }
-  }
+// The current lattice back into the instance, whose state it is from now
+// on, and both lattices released from the device.
+void exit_lattices(Slab& b, SlabInstance& s, bool, int dev) {
+  const long ls = b.g.stride;
+  [[maybe_unused]] double* state = b.current();
+#pragma omp target update device(dev) from(state[0:Q * ls])
+  [[maybe_unused]] double *l0 = b.lat[0], *l1 = b.lat[1];
+#pragma omp target exit data device(dev) map(release : l0[0:Q * ls], l1[0:Q * ls])
+  s.cur = b.cur;
 }
 
-// The slab's owned planes into the instance's current lattice, one copy a
-// direction, and the slab's lattices released from the device.
-void exit_lattices(Slab& b, LbmInstance& s, bool on_device, int dev) {
-  const long ls = b.g.stride, gs = s.grid.stride, plane = b.plane;
-  const int host = omp_get_initial_device(), from_dev = on_device ? dev : host;
-  double* lattice = b.current();
-  const double* slab = lattice;
-#pragma omp target data use_device_ptr(lattice) device(dev)
-  slab = lattice;
-  for (int i = 0; i < Q; ++i)
-    copy_doubles(s.current(), i * gs + b.z0 * plane, slab, i * ls + plane, b.nzl * plane, host, from_dev);
-  for (AlignedArray<double>& l : b.lat) {
-    [[maybe_unused]] double* p = l.data();
-#pragma omp target exit data device(dev) map(release : p[0:Q * ls])
-  }
-}
-
-BytesHeld bytes_held(const Slab& b, const LbmInstance& s) {
+BytesHeld bytes_held(const Slab& b, const SlabInstance& s) {
   const double ls = double(b.g.stride), buffers = 4.0 * crossing * double(b.plane) * 8;
-  const double slab_fields = ls * 8 + ls;  // psi, solid
-  double instance = double(s.solid.size());
-  for (const FieldArray* a : {&s.lat[0], &s.lat[1], &s.rho, &s.ux, &s.uy, &s.uz, &s.psi}) instance += 8.0 * double(a->size());
-  return BytesHeld{2 * Q * ls * 8 + slab_fields + buffers, instance + slab_fields + buffers};
+  const double slab_fields = double(b.psi.size()) * 8 + double(b.solid.size());  // psi, solid
+  return BytesHeld{2 * Q * ls * 8 + slab_fields + buffers, slab_host_bytes(s.p, s.nzl)};
 }
 
 DeviceData slab_data(Slab& b) {
   return DeviceData().in(b.psi).in(b.solid).in(b.send_down).in(b.send_up).in(b.recv_below).in(b.recv_above);
 }
 
-void gather(const Slab& b, LbmInstance& s) {
-  if (b.ranks == 1) return;  // the whole lattice is this rank's: exit_lattices put it there
-  std::vector<int> counts(std::size_t(b.ranks)), offsets(std::size_t(b.ranks));
-  for (int r = 0; r < b.ranks; ++r) {
-    const long z0 = long(s.p.nz) * r / b.ranks, z1 = long(s.p.nz) * (r + 1) / b.ranks;
-    counts[std::size_t(r)] = int((z1 - z0) * b.plane);
-    offsets[std::size_t(r)] = int(z0 * b.plane);
-  }
-  // Each rank's own planes are in place already (exit_lattices).
-  for (int i = 0; i < Q; ++i)
-    MPI_Allgatherv(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, s.current() + i * s.grid.stride, counts.data(), offsets.data(),
-                   MPI_DOUBLE, MPI_COMM_WORLD);
-}
-
 // psi of every cell of planes [z_lo, z_hi): target_fused's first pass.
-void psi_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
+void psi_planes(const SlabInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
   const Coeffs c = s.coeffs;
   const Grid g = b.g;
   const long stride = g.stride;
@@ -170,7 +105,7 @@ void psi_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
 // Force, collision, push and bounce-back of the fluid cells of planes
 // [z_lo, z_hi): target_fused's second pass; the pushes across a slab face
 // land in the ghost planes.
-void fn_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
+void fn_planes(const SlabInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
   const Coeffs c = s.coeffs;
   const Grid g = b.g;
   const long stride = g.stride;
@@ -191,7 +126,7 @@ void fn_planes(const LbmInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
       }
 }
 
-void whole_step(const LbmInstance& s, Slab& b, RunContext& ctx, bool halo_phases) {
+void whole_step(const SlabInstance& s, Slab& b, RunContext& ctx, bool halo_phases) {
   const int dev = ctx.device;
   psi_planes(s, b, dev, 1, b.nzl + 1);
   if (halo_phases) ctx.clock.lap("calculate_phi");
@@ -204,11 +139,10 @@ void whole_step(const LbmInstance& s, Slab& b, RunContext& ctx, bool halo_phases
   b.cur ^= 1;
 }
 
-// The slab is made from the instance's initial state before timing, and its
-// owned planes gathered back into the instance after, where validate() holds
-// them against the single-process reference as for every lbm variant. The
-// three functions share the run's slab through `state`, which only the
-// variant's own functions see: made by enter_data, ended by exit_data.
+// The variant runs on the rank's slab (slab_part), reset and validated
+// there: each rank holds and checks only its own planes. The three functions
+// share the run's slab through `state`, which only the variant's own
+// functions see: made by enter_data, ended by exit_data.
 Variant slab_variant(const char* name, const char* sentence, SlabRun run, const char* file) {
   Variant v;
   v.workload = "lbm";
@@ -221,20 +155,21 @@ Variant slab_variant(const char* name, const char* sentence, SlabRun run, const 
     if (!*state) throw std::logic_error(name + ": a repetition or exit_data without the slab enter_data makes");
     return **state;
   };
+  v.part_of = slab_part;
   v.run = [run, slab_of](Instance& instance, RunContext& ctx) {
-    run(static_cast<LbmInstance&>(instance), slab_of(), ctx);
+    run(static_cast<SlabInstance&>(instance), slab_of(), ctx);
   };
   v.enter_data = [state](Instance& instance, RunContext& ctx) {
-    LbmInstance& s = static_cast<LbmInstance&>(instance);
+    SlabInstance& s = static_cast<SlabInstance&>(instance);
     std::unique_ptr<Slab> slab = make_slab(s, ctx.on_device);
-    enter_lattices(*slab, s, ctx.on_device, ctx.device);
+    enter_lattices(*slab, ctx.on_device, ctx.device);
     slab_data(*slab).enter(ctx.device);
     choose_path(*slab, ctx.on_device, ctx.device);
     *state = std::move(slab);
   };
   v.exit_data = [state, slab_of](Instance& instance, RunContext& ctx) {
     Slab& b = slab_of();
-    LbmInstance& s = static_cast<LbmInstance&>(instance);
+    SlabInstance& s = static_cast<SlabInstance&>(instance);
     // How the halo moved and what it cost (warm-up steps included).
     ctx.notes["halo_path"] = path_name(b.path);
     ctx.notes["halo_bytes_per_step"] = long(halo_bytes_per_step(b));
@@ -250,7 +185,6 @@ Variant slab_variant(const char* name, const char* sentence, SlabRun run, const 
     close_node_ipc(b);  // before any rank frees what a neighbour mapped
     exit_lattices(b, s, ctx.on_device, ctx.device);
     slab_data(b).exit(ctx.device);
-    gather(b, s);
     state->reset();
   };
   return v.split_across_ranks();
@@ -259,7 +193,7 @@ Variant slab_variant(const char* name, const char* sentence, SlabRun run, const 
 namespace {
 
 // One step at a time: each exchange after the pass it serves.
-void target_slabs(LbmInstance& s, Slab& b, RunContext& ctx) {
+void target_slabs(SlabInstance& s, Slab& b, RunContext& ctx) {
   for (int step = 0; step < s.p.steps; ++step) whole_step(s, b, ctx, true);
 }
 

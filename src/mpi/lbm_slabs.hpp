@@ -25,6 +25,7 @@
 #include "common/lbm/lbm.hpp"
 #include "common/registry.hpp"
 #include "mpi/lbm_halo.hpp"
+#include "mpi/lbm_slab_instance.hpp"
 
 namespace ompref::lbm::slabs {
 
@@ -40,9 +41,10 @@ struct Slab {
   int z0 = 0, nzl = 0;   // first owned global plane; planes owned
   long plane = 0;        // cells of one plane
   Grid g;                // nx x ny x (nzl + 2): ghost planes at z = 0 and nzl + 1
-  // The lattices: on a device their host side is never touched, only the
-  // address the mappings are known by (enter_lattices).
-  AlignedArray<double> lat[2], psi;
+  // The lattices: the rank's SlabInstance's (lbm_slab_instance.hpp), mapped
+  // by enter_lattices; psi and the mask the run's own.
+  double* lat[2] = {nullptr, nullptr};
+  AlignedArray<double> psi;
   AlignedArray<std::uint8_t> solid;
   // The packed crossing populations (device arrays, entered by slab_data):
   // what goes to the neighbour below / above, what comes from them. Their
@@ -71,31 +73,29 @@ struct Slab {
   // after its exchange ended (zero where the exchange took longer).
   double inner_wait_s = 0;
   int cur = 0;
-  double* current() { return lat[cur].data(); }
-  double* next() { return lat[cur ^ 1].data(); }
+  double* current() { return lat[cur]; }
+  double* next() { return lat[cur ^ 1]; }
 };
 
-// Rank's slab of `s`: its planes, solid cells and poisoned psi, its lattices
-// allocated but not filled (enter_lattices), its staging buffers page-locked
-// if asked; throws UsageError when the ranks outnumber the planes.
-std::unique_ptr<Slab> make_slab(LbmInstance& s, bool page_locked);
-// The slab's lattices entered on `dev` and filled there from `s`'s (ghost
-// planes included), and after the run its owned planes copied into
-// `s.current()` and the lattices released (on the host where not `on_device`).
-void enter_lattices(Slab& slab, LbmInstance& s, bool on_device, int dev);
-void exit_lattices(Slab& slab, LbmInstance& s, bool on_device, int dev);
+// The run's slab of the rank's SlabInstance `s`: its planes, its mask, psi
+// poisoned, the instance's lattices (entered by enter_lattices), its staging
+// buffers page-locked if asked.
+std::unique_ptr<Slab> make_slab(SlabInstance& s, bool page_locked);
+// The instance's two lattices entered on `dev` (copied there where
+// `on_device`: the whole slab, ghost planes included), and after the run the
+// current one copied back into the instance (its `cur` set) and both
+// released.
+void enter_lattices(Slab& slab, bool on_device, int dev);
+void exit_lattices(Slab& slab, SlabInstance& s, bool on_device, int dev);
 // The halo's path (lbm_halo.hpp) for a slab whose data slab_data entered on
 // `dev` (`on_device`: target regions really run there).
 void choose_path(Slab& slab, bool on_device, int dev);
 // Every array of the slab but the lattices, for the runner's data region.
 DeviceData slab_data(Slab& slab);
-// Every rank's owned planes, which exit_lattices put in each rank's
-// `s.current()`, into every rank's.
-void gather(const Slab& slab, LbmInstance& s);
 
 // The two passes and the two exchanges, on planes [z_lo, z_hi) of the slab.
-void psi_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
-void fn_planes(const LbmInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
+void psi_planes(const SlabInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
+void fn_planes(const SlabInstance& s, Slab& slab, int dev, int z_lo, int z_hi);
 // (lbm_halo.cpp; each adds its wall time to slab.halo_s and its parts.)
 // psi's edge planes to the neighbours' ghost planes; once a step.
 void exchange_psi(Slab& slab, int dev);
@@ -113,25 +113,26 @@ void unpack_populations(Slab& slab, int dev);
 // One step of whole passes over planes [1, nzl], each followed by its
 // exchange (target_slabs' order); the exchanges are phases of their own where
 // `halo_phases`, else timed with the pass they follow.
-void whole_step(const LbmInstance& s, Slab& slab, RunContext& ctx, bool halo_phases);
+void whole_step(const SlabInstance& s, Slab& slab, RunContext& ctx, bool halo_phases);
 // The halo's bytes one rank sends per step: psi's two edge planes and the
 // crossing directions of the two ghost planes.
 inline double halo_bytes_per_step(const Slab& slab) { return 8.0 * slab.plane * (2 + 2 * crossing); }
-// The bytes of lattice state this rank holds on its device (the slab's two
-// lattices, psi, solid and the four halo buffers) and on the host (the
-// instance's lattices, fields and solid mask, and the slab's host arrays
-// that are touched: psi, solid, the staging buffers).
+// The bytes this rank holds on its device (the slab's two lattices, psi,
+// the mask and the four halo buffers, as allocated) and on the host for the
+// run and its validation (lbm.hpp's slab_host_bytes: no array of the whole
+// lattice).
 struct BytesHeld {
   double device = 0, host = 0;
 };
-BytesHeld bytes_held(const Slab& slab, const LbmInstance& s);
+BytesHeld bytes_held(const Slab& slab, const SlabInstance& s);
 
-// A slab variant: `run` is one repetition on the run's slab. The slab is a
+// A slab variant: it runs on the rank's SlabInstance (its part_of:
+// slab_part), and `run` is one repetition on the run's slab. The slab is a
 // state object of the variant's run: its enter_data makes it (make_slab,
 // enter_lattices, slab_data, choose_path), each repetition is handed it, and
-// its exit_data ends it (notes, IPC closed, owned planes home, gathered,
+// its exit_data ends it (notes, IPC closed, the state home in the instance,
 // freed). `file` is the registering source file (the call site's).
-using SlabRun = void (*)(LbmInstance&, Slab&, RunContext&);
+using SlabRun = void (*)(SlabInstance&, Slab&, RunContext&);
 Variant slab_variant(const char* name, const char* sentence, SlabRun run, const char* file = __builtin_FILE());
 
 }  // namespace ompref::lbm::slabs

@@ -41,15 +41,15 @@ namespace ompref::lbm::slabs {
 namespace {
 
 // A pass over the edge planes (1 and nzl; one plane when the slab has one).
-void edges(void (*pass)(const LbmInstance&, Slab&, int, int, int), const LbmInstance& s, Slab& b, int dev) {
+void edges(void (*pass)(const SlabInstance&, Slab&, int, int, int), const SlabInstance& s, Slab& b, int dev) {
   pass(s, b, dev, 1, 2);
   if (b.nzl > 1) pass(s, b, dev, b.nzl, b.nzl + 1);
 }
 
 // The inner planes of a pass in a task, the exchange on the master thread;
 // the master's wait for the task after its exchange is slab.inner_wait_s.
-void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*exchange)(Slab&, int),
-                 const LbmInstance& s, Slab& b, int dev) {
+void inner_while(void (*pass)(const SlabInstance&, Slab&, int, int, int), void (*exchange)(Slab&, int),
+                 const SlabInstance& s, Slab& b, int dev) {
   const int lo = 2, hi = std::max(2, b.nzl);
 #pragma omp parallel num_threads(2)
 #pragma omp masked
@@ -63,7 +63,7 @@ void inner_while(void (*pass)(const LbmInstance&, Slab&, int, int, int), void (*
   }
 }
 
-void target_slabs_overlap(LbmInstance& s, Slab& b, RunContext& ctx) {
+void target_slabs_overlap(SlabInstance& s, Slab& b, RunContext& ctx) {
   const int dev = ctx.device;
   for (int step = 0; step < s.p.steps; ++step) {
     if (b.path == HaloPath::device_copy) {

@@ -40,6 +40,7 @@ RankScope::RankScope(int& argc, char**& argv) {
   MPI_Comm node;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, p.rank, MPI_INFO_NULL, &node);
   MPI_Comm_rank(node, &p.local_rank);
+  MPI_Comm_size(node, &p.local_count);
   MPI_Comm_free(&node);
   char name[MPI_MAX_PROCESSOR_NAME] = {};
   int length = 0;

@@ -5,6 +5,7 @@
 #include "common/lbm/lbm.hpp"
 
 #include "common/host_memory.hpp"
+#include "common/ranks.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -13,6 +14,7 @@
 #include <new>
 #include <utility>
 
+#include <fmt/format.h>
 #include <omp.h>
 
 namespace ompref::lbm {
@@ -54,16 +56,45 @@ double drop_radius(const Params& p) {
   return std::min({p.nx, p.ny, p.nz}) / 4.0;  // droplet
 }
 
-double device_bytes_needed(const Params& p) {
+double whole_device_bytes(const Params& p) {
   const double s = double(lattice_stride(long(p.nx) * p.ny * p.nz));
   return s * (2 * Q * 8 + 5 * 8 + 1);
 }
 
-double host_bytes_needed(const Params& p) {
+double whole_host_bytes(const Params& p) {
   const double s = double(lattice_stride(long(p.nx) * p.ny * p.nz));
   // The instance (as on the device), the reference run (two lattices, psi)
   // and the observables' scratch (rho, psi).
-  return device_bytes_needed(p) + s * (2 * Q * 8 + 8) + s * 16;
+  return whole_device_bytes(p) + s * (2 * Q * 8 + 8) + s * 16;
+}
+
+long slab_stride(const Params& p, int planes) { return lattice_stride(long(p.nx) * p.ny * (planes + 2)); }
+
+double slab_device_bytes(const Params& p, int planes) {
+  const double s = double(slab_stride(p, planes)), plane = double(p.nx) * p.ny;
+  return s * (2 * Q * 8 + 8 + 1) + 4 * 5 * plane * 8;
+}
+
+double slab_host_bytes(const Params& p, int planes) {
+  const double s = double(slab_stride(p, planes)), plane = double(p.nx) * p.ny;
+  // The slab's lattices and mask; its reference (two lattices, psi); the
+  // observables' density and psi; the run's psi, mask and staging buffers.
+  return s * (2 * Q * 8 + 1) + s * (2 * Q * 8 + 8) + s * 16 + s * (8 + 1) + 4 * 5 * plane * 8;
+}
+
+namespace {
+
+// The largest slab of the ranks, and how many ranks share this node's memory.
+int largest_slab(const Params& p) { return slab_planes(p.nz, rank_place().count - 1, rank_place().count); }
+
+}  // namespace
+
+double device_bytes_needed(const Params& p) {
+  return several_ranks() ? slab_device_bytes(p, largest_slab(p)) : whole_device_bytes(p);
+}
+
+double host_bytes_needed(const Params& p) {
+  return several_ranks() ? slab_host_bytes(p, largest_slab(p)) * rank_place().local_count : whole_host_bytes(p);
 }
 
 // Where target variants run on a device, the runner copies both lattices and
@@ -89,7 +120,8 @@ void FieldArray::swap(FieldArray& other) noexcept {
   std::swap(locked_, other.locked_);
 }
 
-LbmInstance::LbmInstance(const Params& params, bool for_device) : p(params) {
+LbmInstance::LbmInstance(const Params& params, bool for_device, const MemoryLimits& limits)
+    : p(params), for_device_(for_device), limits_(limits) {
   grid.nx = p.nx;
   grid.ny = p.ny;
   grid.nz = p.nz;
@@ -103,11 +135,26 @@ LbmInstance::LbmInstance(const Params& params, bool for_device) : p(params) {
   coeffs.tau = p.tau;
   coeffs.omega = 1.0 / p.tau;
   coeffs.rho_solid = p.rho_solid;
+  limits_.record_host = nullptr;
+  if (!several_ranks()) allocate();
+}
+
+void LbmInstance::allocate() {
   const std::size_t s = std::size_t(grid.stride);
-  lat[0] = FieldArray(s * Q, for_device);
-  lat[1] = FieldArray(s * Q, for_device);
-  for (FieldArray* field : {&rho, &ux, &uy, &uz, &psi}) *field = FieldArray(s, for_device);
+  lat[0] = FieldArray(s * Q, for_device_);
+  lat[1] = FieldArray(s * Q, for_device_);
+  for (FieldArray* field : {&rho, &ux, &uy, &uz, &psi}) *field = FieldArray(s, for_device_);
   solid = AlignedArray<std::uint8_t>(s);
+}
+
+void LbmInstance::release() {
+  for (FieldArray* a : {&lat[0], &lat[1], &rho, &ux, &uy, &uz, &psi}) *a = FieldArray();
+  solid = AlignedArray<std::uint8_t>();
+  observed_rho = AlignedArray<double>();
+  observed_psi = AlignedArray<double>();
+  ref_.reset();
+  validated_ = nullptr;
+  initial_mass = 0;
 }
 
 Model LbmInstance::model(const std::string&) const {
@@ -134,17 +181,19 @@ std::vector<PhaseModel> LbmInstance::phases() const {
 // Row by row (the rows of a thread are the cells the kernels' static
 // schedule gives it, for the first touch): each cell's density, then each
 // direction's row of populations as one stream.
-void LbmInstance::initial_state(double* pop) const {
+void LbmInstance::initial_state(double* pop) const { initial_populations(p, grid, 0, solid.data(), pop); }
+
+void initial_populations(const Params& p, const Grid& g, int z_first, const std::uint8_t* sol, double* pop) {
   const std::vector<Drop> drops = drops_of(p);
-  const long stride = grid.stride;
-  const std::uint8_t* sol = solid.data();
+  const long stride = g.stride;
 #pragma omp parallel
   {
     std::vector<double> r(std::size_t(p.nx));
 #pragma omp for collapse(2) schedule(static)
-    for (int z = 0; z < p.nz; ++z)
+    for (int lz = 0; lz < g.nz; ++lz)
       for (int y = 0; y < p.ny; ++y) {
-        const long row = long(p.nx) * (y + long(p.ny) * z);
+        const int z = ((z_first + lz) % p.nz + p.nz) % p.nz;  // the lattice's plane (periodic)
+        const long row = long(p.nx) * (y + long(p.ny) * lz);
         for (int x = 0; x < p.nx; ++x) {
           r[std::size_t(x)] = 0;  // solid cells hold no state
           if (sol[row + x]) continue;
@@ -170,11 +219,22 @@ void LbmInstance::initial_state(double* pop) const {
         }
       }
   }
-  for (long k = grid.n; k < stride; ++k)  // the padding
+  for (long k = g.n; k < stride; ++k)  // the padding
     for (int i = 0; i < Q; ++i) pop[i * stride + k] = 0.0;
 }
 
 void LbmInstance::reset() {
+  // A variant that runs the whole lattice: a rank's slab, if one was made,
+  // is freed first; the lattice made if it is not (several ranks).
+  rank_part.reset();
+  if (!allocated()) {
+    const std::string what = fmt::format("lbm {} {}x{}x{}, the whole lattice on each of {} ranks", case_name(p.kind),
+                                         p.nx, p.ny, p.nz, rank_place().count);
+    limits_.check_host(whole_host_bytes(p) * rank_place().local_count,
+                       fmt::format("{} ({} on this node)", what, rank_place().local_count));
+    if (for_device_) limits_.check_device(whole_device_bytes(p), what);
+    allocate();
+  }
   const long stride = grid.stride;
   std::uint8_t* sol = solid.data();
   double* fb = lat[1].data();
@@ -186,7 +246,7 @@ void LbmInstance::reset() {
   for (int z = 0; z < p.nz; ++z)
     for (int y = 0; y < p.ny; ++y) {
       const long row = long(p.nx) * (y + long(p.ny) * z);
-      const std::uint8_t wall = p.walls_y && (y == 0 || y == p.ny - 1) ? 1 : 0;
+      const std::uint8_t wall = wall_row(p, y) ? 1 : 0;
       for (int x = 0; x < p.nx; ++x) sol[row + x] = wall;
       for (double* field : {pr, px, py, pz, pp})
         for (int x = 0; x < p.nx; ++x) field[row + x] = nan;

@@ -85,10 +85,37 @@ void size_defaults(const std::string& size, Params& p);
 // The radius of the case's droplets (0 for flat, which has none).
 double drop_radius(const Params& p);
 
-// Host memory an instance needs (lattices, fields, and the reference run's state).
+// Host memory an instance needs (lattices, fields, and the reference run's
+// state) and the device memory the target variants map: with one rank, the
+// whole lattice's (whole_*); with several MPI ranks, what a rank needs at
+// least, its slab's (slab_*: lbm's instance then holds the whole lattice only
+// for a variant that runs it whole, and checks its memory when it makes it),
+// the host's for the ranks of this node together.
 double host_bytes_needed(const Params& p);
-// Device memory the target variants map.
 double device_bytes_needed(const Params& p);
+double whole_host_bytes(const Params& p);
+double whole_device_bytes(const Params& p);
+// A slab of `planes` planes between two ghost planes (src/mpi/lbm_slabs.hpp):
+// its lattice stride, and what one rank holds for it on the device (two
+// lattices, psi, the mask, four halo buffers of five planes) and on the host
+// (two lattices and the mask, the slab reference's two lattices and psi, the
+// observables' density and psi, the run's psi, mask and staging buffers).
+long slab_stride(const Params& p, int planes);
+double slab_device_bytes(const Params& p, int planes);
+double slab_host_bytes(const Params& p, int planes);
+// The planes of rank `rank`'s slab of `ranks`: [first, first + count).
+inline int slab_first(int nz, int rank, int ranks) { return int(long(nz) * rank / ranks); }
+inline int slab_planes(int nz, int rank, int ranks) {
+  return slab_first(nz, rank + 1, ranks) - slab_first(nz, rank, ranks);
+}
+
+// Whether cell row y is a wall (the solid planes y = 0 and ny - 1).
+inline bool wall_row(const Params& p, int y) { return p.walls_y && (y == 0 || y == p.ny - 1); }
+// The initial populations (equilibrium at rest, none in solid cells) of the
+// `g.nz` planes of a state laid out as `g` whose plane 0 is the lattice's
+// plane z_first (periodic: a slab's ghost planes included), `solid` its mask;
+// the padding past g.n zero.
+void initial_populations(const Params& p, const Grid& g, int z_first, const std::uint8_t* solid, double* pop);
 
 // The host's passes over a whole state (validation, mass, observables,
 // initial state) go plane by plane and, in a plane, by blocks of this many
@@ -103,6 +130,32 @@ constexpr int block_cells = 512;
 long double add_block_mass(long double sum, const double* pop, long stride, const std::uint8_t* solid, long k0,
                            int len);
 
+// A state's layout for the host passes over it (observables, mass,
+// validation): the whole lattice, or a rank's slab between its ghost planes
+// (src/mpi/), of which the planes [z_lo, z_hi) are measured.
+struct StateView {
+  Grid grid;
+  Coeffs coeffs;
+  const std::uint8_t* solid = nullptr;
+  int z_lo = 0, z_hi = 0;
+};
+// Called on each block of cells of plane z, before the pass reads it, on
+// the thread that reads it.
+using BlockVisit = std::function<void(int z, long k0, int len)>;
+// Of the planes measured: their mass (mass_of's sum, planes in z order) and,
+// where asked, each plane's digest (FNV-1a over its fluid cells' population
+// bits), in z order.
+struct PlaneFields {
+  long double mass = 0;
+  std::vector<std::uint64_t> digests;
+};
+// One pass over the planes measured: each cell's density and psi into `rho`
+// and `psi` (the view's layout), the planes' masses and digests.
+PlaneFields scan_fields(const StateView& v, const double* pop, bool digest, double* rho, double* psi,
+                        const BlockVisit& visit);
+// The planes' digests combined in z order: the state's digest.
+std::string combine_digests(const std::vector<std::uint64_t>& planes);
+
 struct Observables {
   double mass = 0;          // sum of rho over fluid cells
   double rho_min = 0, rho_max = 0;
@@ -115,6 +168,22 @@ struct Observables {
 // arrays the target variants map. 64-byte aligned and untouched when made
 // (AlignedArray, first touch by the parallel reset), or, where asked and
 // LLVM's runtime offers it, page-locked (lbm.cpp says why).
+// Density range and max |U| (U = u + F / (2 rho), the velocity of the
+// Shan-Chen model with its force) over the fluid cells of the planes
+// measured; `psi` set on those planes and the planes beside them.
+void state_ranges(const StateView& v, const double* pop, const double* psi, Observables& o);
+// A droplet at the centre of a periodic box of `g`'s size: the mean pressure
+// p = rho/3 + G psi^2/6 over 5^3 cells at the centre and at the corner (the
+// farthest point), and the radius where rho crosses (rho_centre + rho_far) / 2
+// along the six axis rays from the centre, interpolated linearly, averaged;
+// `at(x, y, z)` gives a cell's density and psi.
+struct CellFields {
+  double rho = 0, psi = 0;
+};
+void droplet_observables(const Grid& g, double G, const std::function<CellFields(int, int, int)>& at, Observables& o);
+// observables()' JSON.
+nlohmann::json observables_json(const Observables& o, const std::string& digest);
+
 class FieldArray {
  public:
   FieldArray() = default;
@@ -146,7 +215,11 @@ class LbmInstance final : public Instance {
  public:
   // `for_device`: target variants will run on a device; the mapped arrays
   // are then made page-locked where the runtime can.
-  explicit LbmInstance(const Params& params, bool for_device = false);
+  // With several MPI ranks nothing is allocated here: the lattice's arrays
+  // are made at the first reset() (after the memory check against
+  // `limits`), for a variant that runs the whole lattice; a variant that runs
+  // a rank's slab runs on rank_part instead (Variant::part_of).
+  explicit LbmInstance(const Params& params, bool for_device = false, const MemoryLimits& limits = {});
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
@@ -167,7 +240,7 @@ class LbmInstance final : public Instance {
   // parallel pass that calls `visit(z, k0, len)` on each block of cells of
   // plane z before it reads them, on the thread that reads them: validate()
   // compares the state with the reference in the same pass.
-  using BlockVisit = std::function<void(int z, long k0, int len)>;
+  using BlockVisit = lbm::BlockVisit;
   nlohmann::json observe(const double* pop, long double& mass, const BlockVisit& visit) const;
   // The reference state after `total_steps` steps (host, computed in the
   // arithmetic order of host_basic, once per instance: advanced
@@ -177,6 +250,19 @@ class LbmInstance final : public Instance {
   long reference_steps_computed() const;
   // Total mass of a state with long-double accumulation.
   long double mass_of(const double* pop) const;
+
+  // The whole lattice's layout for the host passes.
+  StateView view() const { return StateView{grid, coeffs, solid.data(), 0, grid.nz}; }
+  // Whether the whole lattice's arrays are made; release() frees them with
+  // the reference run's state (reset() makes them again).
+  bool allocated() const { return lat[0].size() > 0; }
+  void release();
+  // The part of the instance a variant split over MPI ranks runs on (the
+  // rank's slab: src/mpi/lbm_slab_instance.hpp), made by the first such
+  // variant; released when a variant resets the whole lattice.
+  std::unique_ptr<Instance> rank_part;
+  bool for_device() const { return for_device_; }
+  const MemoryLimits& limits() const { return limits_; }
 
   Params p;
   Grid grid;
@@ -192,7 +278,10 @@ class LbmInstance final : public Instance {
   mutable AlignedArray<double> observed_rho, observed_psi;
 
  private:
+  void allocate();
   void initial_state(double* pop) const;
+  bool for_device_ = false;
+  MemoryLimits limits_;
   // observables() of the state validate() checked, from its pass; null after reset().
   mutable nlohmann::json validated_;
   struct Reference;

@@ -5,7 +5,10 @@
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <fmt/format.h>
 #include <omp.h>
@@ -50,24 +53,16 @@ void block_moments(const double* pop, long stride, long k0, int len, BlockMoment
   }
 }
 
-// Density and pseudopotential of every cell of a state, its mass (mass_of's
-// sum) and, where asked, each plane's digest.
-struct Fields {
-  double *rho, *psi;  // the instance's observed_rho and observed_psi
-  long double mass = 0;
-  std::vector<std::uint64_t> digests;  // one per z plane
-};
-
 // The planes [z0, z0 + G) of a state, block by block (block_cells): each
 // cell's density and psi, each plane's mass, and with `digest` each plane's
-// FNV-1a. A plane's digest is one chain of dependent multiplications, 19 a
-// cell; the G planes' chains advance together, so that a core runs G of
-// them at once.
+// FNV-1a (into digests[z - v.z_lo]). A plane's digest is one chain of
+// dependent multiplications, 19 a cell; the G planes' chains advance
+// together, so that a core runs G of them at once.
 template <int G>
-void scan_planes(const LbmInstance& s, const double* pop, int z0, bool digest, Fields& out, long double* mass,
-                 const LbmInstance::BlockVisit& visit) {
-  const long stride = s.grid.stride, plane = long(s.grid.nx) * s.grid.ny;
-  const std::uint8_t* sol = s.solid.data();
+void scan_planes(const StateView& v, const double* pop, int z0, bool digest, double* rho, double* psi,
+                 PlaneFields& out, long double* mass, const BlockVisit& visit) {
+  const long stride = v.grid.stride, plane = long(v.grid.nx) * v.grid.ny;
+  const std::uint8_t* sol = v.solid;
   std::uint64_t h[G];
   for (int g = 0; g < G; ++g) h[g] = fnv_offset;
   BlockMoments m;
@@ -78,9 +73,9 @@ void scan_planes(const LbmInstance& s, const double* pop, int z0, bool digest, F
       if (visit) visit(z0 + g, k0, len);
       block_moments(pop, stride, k0, len, m);
       for (int b = 0; b < len; ++b) {
-        const double rr = sol[k0 + b] ? s.coeffs.rho_solid : m.r[b];
-        out.rho[k0 + b] = rr;
-        out.psi[k0 + b] = pseudo_potential(rr);
+        const double rr = sol[k0 + b] ? v.coeffs.rho_solid : m.r[b];
+        rho[k0 + b] = rr;
+        psi[k0 + b] = pseudo_potential(rr);
       }
       mass[g] = add_block_mass(mass[g], pop, stride, sol, k0, len);  // the block is in cache now
     }
@@ -102,43 +97,41 @@ void scan_planes(const LbmInstance& s, const double* pop, int z0, bool digest, F
     }
   }
   if (digest)
-    for (int g = 0; g < G; ++g) out.digests[std::size_t(z0 + g)] = h[g];
+    for (int g = 0; g < G; ++g) out.digests[std::size_t(z0 + g - v.z_lo)] = h[g];
 }
 
-Fields fields_of(const LbmInstance& s, const double* pop, bool digest, const LbmInstance::BlockVisit& visit) {
-  const int nz = s.grid.nz;
-  const std::size_t n = std::size_t(s.grid.stride);
-  if (s.observed_rho.size() != n) {
-    s.observed_rho = AlignedArray<double>(n);
-    s.observed_psi = AlignedArray<double>(n);
-  }
-  Fields out{s.observed_rho.data(), s.observed_psi.data(), 0, std::vector<std::uint64_t>(digest ? nz : 0)};
-  std::vector<long double> planes(std::size_t(nz), 0.0L);
+}  // namespace
+
+PlaneFields scan_fields(const StateView& v, const double* pop, bool digest, double* rho, double* psi,
+                        const BlockVisit& visit) {
+  const int planes_n = v.z_hi - v.z_lo;
+  PlaneFields out;
+  out.digests.assign(digest ? std::size_t(planes_n) : 0, 0);
+  std::vector<long double> planes(std::size_t(planes_n), 0.0L);
   // Groups of four planes where there are enough for every thread.
   constexpr int G = 4;
-  const int groups = nz / G >= omp_get_max_threads() ? nz / G : 0;
+  const int groups = planes_n / G >= omp_get_max_threads() ? planes_n / G : 0;
 #pragma omp parallel
   {
 #pragma omp for schedule(static) nowait
-    for (int q = 0; q < groups; ++q) scan_planes<G>(s, pop, q * G, digest, out, &planes[std::size_t(q * G)], visit);
+    for (int q = 0; q < groups; ++q)
+      scan_planes<G>(v, pop, v.z_lo + q * G, digest, rho, psi, out, &planes[std::size_t(q * G)], visit);
 #pragma omp for schedule(static)
-    for (int z = groups * G; z < nz; ++z) scan_planes<1>(s, pop, z, digest, out, &planes[std::size_t(z)], visit);
+    for (int z = v.z_lo + groups * G; z < v.z_hi; ++z)
+      scan_planes<1>(v, pop, z, digest, rho, psi, out, &planes[std::size_t(z - v.z_lo)], visit);
   }
   for (long double m : planes) out.mass += m;
   return out;
 }
 
-// Density range and max |U| over the fluid cells, U = u + F / (2 rho) (the
-// velocity of the Shan-Chen model with its force).
-void ranges(const LbmInstance& s, const double* pop, const Fields& fields, Observables& o) {
-  const Grid& g = s.grid;
+void state_ranges(const StateView& v, const double* pop, const double* ps, Observables& o) {
+  const Grid& g = v.grid;
   const long stride = g.stride;
-  const std::uint8_t* sol = s.solid.data();
-  const Coeffs c = s.coeffs;
-  const double* ps = fields.psi;
+  const std::uint8_t* sol = v.solid;
+  const Coeffs c = v.coeffs;
   double rmin = std::numeric_limits<double>::infinity(), rmax = -rmin, umax = 0;
 #pragma omp parallel for collapse(2) schedule(static) reduction(min : rmin) reduction(max : rmax, umax)
-  for (int z = 0; z < g.nz; ++z)
+  for (int z = v.z_lo; z < v.z_hi; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x0 = 0; x0 < g.nx; x0 += block_cells) {
         const long k0 = x0 + long(g.nx) * (y + long(g.ny) * z);
@@ -173,42 +166,33 @@ void ranges(const LbmInstance& s, const double* pop, const Fields& fields, Obser
   o.max_U = umax;
 }
 
-// A droplet at the centre of a periodic box: the mean pressure p = rho/3 +
-// G psi^2/6 over 5^3 cells at the centre and at the corner (the farthest
-// point), and the radius where rho crosses (rho_centre + rho_far) / 2 along
-// the six axis rays from the centre, interpolated linearly, averaged.
-void droplet(const LbmInstance& s, const Fields& fields, Observables& o) {
-  const Grid& g = s.grid;
-  const double* r = fields.rho;
-  auto at = [&](int x, int y, int z) {
-    x = (x % g.nx + g.nx) % g.nx;
-    y = (y % g.ny + g.ny) % g.ny;
-    z = (z % g.nz + g.nz) % g.nz;
-    return x + long(g.nx) * (y + long(g.ny) * z);
+void droplet_observables(const Grid& g, double G, const std::function<CellFields(int, int, int)>& at, Observables& o) {
+  const auto wrap = [&](int x, int y, int z) {
+    return at((x % g.nx + g.nx) % g.nx, (y % g.ny + g.ny) % g.ny, (z % g.nz + g.nz) % g.nz);
   };
-  auto pressure = [&](long k) { return r[k] / 3.0 + s.coeffs.G * fields.psi[k] * fields.psi[k] / 6.0; };
+  auto pressure = [&](const CellFields& f) { return f.rho / 3.0 + G * f.psi * f.psi / 6.0; };
   const int cx = g.nx / 2, cy = g.ny / 2, cz = g.nz / 2;
   double pin = 0, pout = 0;
   int count = 0;
   for (int dz = -2; dz <= 2; ++dz)
     for (int dy = -2; dy <= 2; ++dy)
       for (int dx = -2; dx <= 2; ++dx) {
-        pin += pressure(at(cx + dx, cy + dy, cz + dz));
-        pout += pressure(at(dx, dy, dz));
+        pin += pressure(wrap(cx + dx, cy + dy, cz + dz));
+        pout += pressure(wrap(dx, dy, dz));
         ++count;
       }
   o.droplet = true;
   o.p_in = pin / count;
   o.p_out = pout / count;
-  const double mid = 0.5 * (r[at(cx, cy, cz)] + r[at(0, 0, 0)]);
+  const double mid = 0.5 * (wrap(cx, cy, cz).rho + wrap(0, 0, 0).rho);
   const int dirs[6][3] = {{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}};
   double sum = 0;
   int rays = 0;
   for (const auto& d : dirs) {
     const int reach = (d[0] ? g.nx : d[1] ? g.ny : g.nz) / 2;
-    double prev = r[at(cx, cy, cz)];
+    double prev = wrap(cx, cy, cz).rho;
     for (int step = 1; step <= reach; ++step) {
-      const double now = r[at(cx + step * d[0], cy + step * d[1], cz + step * d[2])];
+      const double now = wrap(cx + step * d[0], cy + step * d[1], cz + step * d[2]).rho;
       if ((prev - mid) * (now - mid) <= 0 && prev != now) {
         sum += (step - 1) + (prev - mid) / (prev - now);
         ++rays;
@@ -220,25 +204,48 @@ void droplet(const LbmInstance& s, const Fields& fields, Observables& o) {
   o.radius = rays > 0 ? sum / rays : 0;
 }
 
-}  // namespace
+std::string combine_digests(const std::vector<std::uint64_t>& planes) {
+  std::uint64_t h = fnv_offset;
+  for (std::uint64_t d : planes) h = fnv_word(h, d);
+  return fmt::format("{:016x}", h);
+}
+
+nlohmann::json observables_json(const Observables& o, const std::string& digest) {
+  nlohmann::json j = {{"mass", o.mass}, {"rho_min", o.rho_min}, {"rho_max", o.rho_max}, {"max_U", o.max_U},
+                      {"state_digest", digest}};
+  if (o.droplet) {
+    j["p_in"] = o.p_in;
+    j["p_out"] = o.p_out;
+    j["radius"] = o.radius;
+    j["dp_times_R"] = (o.p_in - o.p_out) * o.radius;
+  }
+  return j;
+}
 
 namespace {
 
 // The observables of a state, with the state's digest where asked: the
 // digest rides the pass that gathers the fields, as does `visit`.
 Observables measure_state(const LbmInstance& s, const double* pop, std::string* digest, long double* mass,
-                          const LbmInstance::BlockVisit& visit) {
-  const Fields fields = fields_of(s, pop, digest != nullptr, visit);
+                          const BlockVisit& visit) {
+  const std::size_t n = std::size_t(s.grid.stride);
+  if (s.observed_rho.size() != n) {
+    s.observed_rho = AlignedArray<double>(n);
+    s.observed_psi = AlignedArray<double>(n);
+  }
+  const StateView v = s.view();
+  double *rho = s.observed_rho.data(), *psi = s.observed_psi.data();
+  const PlaneFields fields = scan_fields(v, pop, digest != nullptr, rho, psi, visit);
   Observables o;
-  ranges(s, pop, fields, o);
+  state_ranges(v, pop, psi, o);
   o.mass = double(fields.mass);
   if (mass != nullptr) *mass = fields.mass;
-  if (s.p.kind == Case::droplet) droplet(s, fields, o);
-  if (digest != nullptr) {
-    std::uint64_t h = fnv_offset;
-    for (std::uint64_t d : fields.digests) h = fnv_word(h, d);
-    *digest = fmt::format("{:016x}", h);
-  }
+  if (s.p.kind == Case::droplet)
+    droplet_observables(s.grid, s.coeffs.G, [&](int x, int y, int z) {
+      const long k = x + long(s.grid.nx) * (y + long(s.grid.ny) * z);
+      return CellFields{rho[k], psi[k]};
+    }, o);
+  if (digest != nullptr) *digest = combine_digests(fields.digests);
   return o;
 }
 
@@ -249,15 +256,7 @@ Observables LbmInstance::measure(const double* pop) const { return measure_state
 nlohmann::json LbmInstance::observe(const double* pop, long double& mass, const BlockVisit& visit) const {
   std::string digest;
   const Observables o = measure_state(*this, pop, &digest, &mass, visit);
-  nlohmann::json j = {{"mass", o.mass}, {"rho_min", o.rho_min}, {"rho_max", o.rho_max}, {"max_U", o.max_U},
-                      {"state_digest", digest}};
-  if (o.droplet) {
-    j["p_in"] = o.p_in;
-    j["p_out"] = o.p_out;
-    j["radius"] = o.radius;
-    j["dp_times_R"] = (o.p_in - o.p_out) * o.radius;
-  }
-  return j;
+  return observables_json(o, digest);
 }
 
 // The validated state's, from validate()'s pass; else a pass of their own.

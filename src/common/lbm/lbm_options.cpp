@@ -17,6 +17,7 @@
 
 #include "common/io/output_file.hpp"
 #include "common/lbm/lbm.hpp"
+#include "common/ranks.hpp"
 #include "common/lbm/lbm_reference_cache.hpp"
 #include "common/usage_error.hpp"
 
@@ -198,6 +199,15 @@ void check_params(const Params& p, const MemoryLimits& limits) {
   if (p.vtk_every > 0)
     check_output_folder(p.out_dir, "--out", {temporary_name(fmt::format("lbm_{}_{:06d}.vti", case_name(p.kind), INT32_MAX))});
   const std::string what = fmt::format("lbm {} {}x{}x{}", case_name(p.kind), p.nx, p.ny, p.nz);
+  const RankPlace& ranks = rank_place();
+  if (ranks.count > 1) {  // at least a rank's slab (lbm.hpp)
+    const std::string slab = fmt::format("{} over {} ranks (a rank's slab of {} planes", what, ranks.count,
+                                         slab_planes(p.nz, 0, ranks.count) + (p.nz % ranks.count != 0));
+    limits.check_host(host_bytes_needed(p), fmt::format("{}, its reference run; {} ranks on this node)", slab,
+                                                        ranks.local_count));
+    limits.check_device(device_bytes_needed(p), slab + ": two lattices, psi and the halo buffers)");
+    return;
+  }
   limits.check_host(host_bytes_needed(p), what + " (lattices, fields and the host reference run)");
   limits.check_device(device_bytes_needed(p), what + " (two lattices and the fields)");
 }
@@ -211,7 +221,7 @@ std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& 
       throw UsageError(fmt::format("--out: cannot create the directory '{}'", p.out_dir));
   }
   // A device memory to check means target or native variants on a device.
-  return std::make_unique<LbmInstance>(p, limits.device_bytes > 0);
+  return std::make_unique<LbmInstance>(p, limits.device_bytes > 0, limits);
 }
 
 namespace {
