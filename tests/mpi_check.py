@@ -26,7 +26,8 @@ Cases:
                  its reference and its fields take.
   gpp_ranks      gpp's target_ranks (bands split) and target_tuned_ranks (ig rows
                  split) on 1, 2 and 3 ranks: valid, and achtemp within the validation
-                 tolerance of target_udr's and target_tuned's in one process.
+                 tolerance of target_udr's and target_tuned's in one process; the
+                 tuned form's threads sum ig_chunk / ranks rows each (its notes).
   json_fields    stream on 2 ranks: `ranks` with count, decomposition, per-rank host,
                  device, times and ceilings; the aggregate figure of merit is the sum;
                  the CSV's ranks columns.
@@ -271,6 +272,13 @@ def gpp_ranks():
                       f"(tolerance {tol})")
                 compared += 1
     check(compared > 0, f"no numeric observables compared: {runs[('target_ranks', 1)]['observables']}")
+    # The tuned shape's rows a thread are the whole problem's: a rank of n sums 1/n of them a thread.
+    for ranks in (1, 2, 3):
+        run = runs[("target_tuned_ranks", ranks)]
+        chunk = int(run["params"]["tuned_shape"].split(",")[1])
+        notes = [run["notes"]] + [r.get("notes", {}) for r in run.get("ranks", {}).get("per_rank", [])]
+        check(all(n.get("ig_rows_per_thread") == -(-chunk // ranks) for n in notes),
+              f"{ranks} ranks: target_tuned_ranks notes {notes}, {-(-chunk // ranks)} rows a thread expected")
     print(f"gpp target_ranks and target_tuned_ranks on 1, 2, 3 ranks: valid, observables within the tolerance of "
           f"target_udr's and target_tuned's ({compared} compared)")
 
