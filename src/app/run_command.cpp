@@ -91,7 +91,8 @@ std::vector<RunResult> run_plan(const std::vector<PlannedRun>& planned, const Ru
     if (p.workload != prepared) {
       instance.reset();  // the last workload's memory, freed first
       note_preparing(progress, p);
-      agree([&] { instance = p.workload->make(p.size, limits); });  // MPI ranks: one refused, all leave
+      // MPI ranks: one refused (memory, a mesh file), all leave.
+      agree([&] { io_errors_as_usage([&] { instance = p.workload->make(p.size, limits); }); });
       prepared = p.workload;
     }
     start_progress(progress, p);
@@ -211,7 +212,7 @@ int run_suite(const RunArgs& args, CLI::App& command) {
   if (!args.worker_order.empty()) return run_worker(args, command);
   Setup setup;
   // MPI ranks check the same options together: when one refuses, all leave (docs/mpi.md).
-  agree([&] { setup = prepare(args, command); });
+  agree([&] { io_errors_as_usage([&] { setup = prepare(args, command); }); });
   // MPI ranks: the same plan everywhere (--size auto, the devices and the
   // native variants kept depend on what each rank sees).
   const std::string plan_text = plan_text_of(setup, args);
