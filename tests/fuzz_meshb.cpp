@@ -1,13 +1,13 @@
 // The libMeshb reader under libFuzzer (clang: -fsanitize=fuzzer), and the same
 // entry point as a replay program (every build): it feeds each file or each file
-// of each directory named on the command line to the reader. A UsageError is the
+// of each directory named on the command line to the reader. An IoError is the
 // reader's answer to a bad file; anything else (a crash, another exception, an
 // out-of-bounds read under a sanitizer) fails.
 #include <cstddef>
 #include <cstdint>
 
 #include "common/io/meshb.hpp"
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   try {
@@ -16,7 +16,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& block : mesh.blocks)
       for (std::int32_t v : block.nodes)
         if (std::size_t(v) >= mesh.vertex_count()) __builtin_trap();
-  } catch (const ompref::UsageError&) {
+  } catch (const ompref::IoError&) {
   }
   return 0;
 }

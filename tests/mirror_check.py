@@ -8,7 +8,9 @@ in src/omp_target/<w>.cpp and src/omp_host/<w>.cpp. For every workload, the regi
 and `// mirror: end` of src/omp_host/<w>.cpp and of src/omp_target/<w>.cpp is
 extracted; from both, `#pragma omp` lines (with their `\\` continuations), the
 device-argument line (`const int dev = ctx.device;`) and whole-line comments are
-removed, and `host_` is read as `target_`. Whatever differs after that fails the
+removed, the run context's name in a signature (`RunContext& ctx`: a host side
+that does not read it leaves it unnamed) is dropped, and `host_` is read as
+`target_`. Whatever differs after that fails the
 check, with a unified diff. The pair's variants must be defined in the region.
 
     mirror_check.py OMPREF SOURCE_DIR [WORKLOAD...]             check the pairs (every registered workload
@@ -47,6 +49,7 @@ def declared_pairs(ompref):
 
 
 DEVICE_ARGUMENT = re.compile(r"^\s*const int dev = ctx\.device;\s*$")
+RUN_CONTEXT_NAME = re.compile(r"\bRunContext& ctx\b")
 
 
 def region(path):
@@ -68,6 +71,7 @@ def normalise(lines, first_line, is_host):
             continue
         if DEVICE_ARGUMENT.match(line) or text.startswith("//"):
             continue
+        line = RUN_CONTEXT_NAME.sub("RunContext&", line)
         if is_host:
             line = re.sub(r"\bhost_", "target_", line)
         out.append((line.rstrip(), n))

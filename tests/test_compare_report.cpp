@@ -23,6 +23,8 @@
 #include "test_support.hpp"
 
 namespace ompref {
+using ompref::testing::slurp;
+
 namespace {
 
 using ompref::testing::count_lines;
@@ -118,13 +120,6 @@ TEST(Report, TwoFilesGivePageChartsAndComparison) {
   bare_page << bare_in.rdbuf();
   EXPECT_NE(bare_page.str().find("No fraction chart: compute-bound runs, no FP64 rate measured"), std::string::npos)
       << bare_page.str();
-}
-
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
 }
 
 using nlohmann::json;

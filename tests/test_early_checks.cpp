@@ -12,7 +12,7 @@
 
 #include "common/mesh/mesh.hpp"
 #include "common/io/meshb.hpp"
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 #include "test_support.hpp"
 
 namespace ompref {
@@ -116,10 +116,10 @@ TEST(MeshFileType, CheckReadsOnlyTheHeader) {
     const std::int32_t header[2] = {7, 2};
     out.write(reinterpret_cast<const char*>(header), sizeof header);
   }
-  EXPECT_THROW(meshb::check_file(bad), UsageError);
+  EXPECT_THROW(meshb::check_file(bad), IoError);
   const std::string empty = (dir.path / "empty.mesh").string();
   std::ofstream{empty};
-  EXPECT_THROW(meshb::check_file(empty), UsageError);
+  EXPECT_THROW(meshb::check_file(empty), IoError);
   EXPECT_NO_THROW(meshb::check_file(std::string(OMPREF_SOURCE_DIR) + "/inputs/mesh/sphere.meshb"));
 }
 

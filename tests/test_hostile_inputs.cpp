@@ -23,14 +23,9 @@ using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
 using ompref::testing::ScratchDir;
 
-namespace {
+using ompref::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 // A result file of one real run, to alter.
 nlohmann::json real_result(const fs::path& dir) {

@@ -24,14 +24,9 @@ using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
 using ompref::testing::ScratchDir;
 
-namespace {
+using ompref::testing::slurp;
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p, std::ios::binary);
-  std::ostringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
+namespace {
 
 const std::string mesh_file = std::string(OMPREF_SOURCE_DIR) + "/inputs/mesh/cylinder.mesh";
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "common/io/meshb.hpp"
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 #include "test_mesh_support.hpp"
 
 namespace ompref::mesh {
@@ -55,7 +55,7 @@ TEST(Meshb, ReadsAndWritesFiles) {
     std::remove(path.c_str());
     EXPECT_TRUE(got == d) << ext;
   }
-  EXPECT_THROW(meshb::read_file("/nonexistent/x.meshb"), UsageError);
+  EXPECT_THROW(meshb::read_file("/nonexistent/x.meshb"), IoError);
 }
 
 TEST(Meshb, WritesWholeOrNotAtAll) {
@@ -69,9 +69,9 @@ TEST(Meshb, WritesWholeOrNotAtAll) {
   meshb::write_file(d, path, 3, true);
   EXPECT_EQ(meshb::read_file(path).version, 3);
   ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_THROW(meshb::write_file(d, fifo), UsageError);
-  EXPECT_THROW(meshb::write_file(d, dir), UsageError);
-  EXPECT_THROW(meshb::write_file(d, dir + "/missing/m.meshb"), UsageError);
+  EXPECT_THROW(meshb::write_file(d, fifo), IoError);
+  EXPECT_THROW(meshb::write_file(d, dir), IoError);
+  EXPECT_THROW(meshb::write_file(d, dir + "/missing/m.meshb"), IoError);
   int files = 0;
   for (const auto& f : std::filesystem::directory_iterator(dir)) {
     ++files;
@@ -159,7 +159,7 @@ TEST(Meshb, RefusesBadFilesWithOneClearMessage) {
     try {
       parse(c.bytes);
       ADD_FAILURE() << c.what << ": accepted";
-    } catch (const UsageError& e) {
+    } catch (const IoError& e) {
       const std::string msg = e.what();
       EXPECT_NE(msg.find("test.meshb"), std::string::npos) << c.what << ": " << msg;
       EXPECT_NE(msg.find(c.must_mention), std::string::npos) << c.what << ": " << msg;
@@ -167,9 +167,9 @@ TEST(Meshb, RefusesBadFilesWithOneClearMessage) {
     }
   }
   // Every truncation of a good file is refused (never read past the end).
-  for (std::size_t n = 0; n < good.size(); ++n) EXPECT_THROW(parse(good.substr(0, n)), UsageError) << n;
+  for (std::size_t n = 0; n < good.size(); ++n) EXPECT_THROW(parse(good.substr(0, n)), IoError) << n;
   // A mesh too large for the memory: refused before allocating.
-  EXPECT_THROW(parse(good, 100.0), UsageError);
+  EXPECT_THROW(parse(good, 100.0), IoError);
   EXPECT_NO_THROW(parse(good, 1e9));
 }
 
@@ -187,7 +187,7 @@ TEST(Meshb, RandomCorruptionsNeverCrash) {
       for (const auto& b : d.blocks)
         for (std::int32_t v : b.nodes) ASSERT_LT(std::size_t(v), d.vertex_count());
       ++accepted;
-    } catch (const UsageError&) {
+    } catch (const IoError&) {
       ++refused;
     }
   }
@@ -211,7 +211,7 @@ TEST(Meshb, ReadsTheFilesOfAnIndependentWriter) {
     EXPECT_EQ(d.vrefs[4], 3) << name;
   }
   for (const char* bad : {"truncated.meshb", "bad_position.meshb", "bad_index.mesh"})
-    EXPECT_THROW(meshb::read_file(dir + bad), UsageError) << bad;
+    EXPECT_THROW(meshb::read_file(dir + bad), IoError) << bad;
 }
 
 }  // namespace

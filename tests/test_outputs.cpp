@@ -24,13 +24,6 @@ using namespace ompref::testing;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 }  // namespace
 
 TEST(OutputFile, ReplacesTheFileWholeAndLeavesNoTemporary) {
@@ -72,13 +65,33 @@ TEST(OutputFile, SpecialFilesAndMissingDirectoriesAreRefusedUpFront) {
   ScratchDir dir;
   const fs::path fifo = dir.path / "fifo";
   ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0);
-  EXPECT_THROW(check_output_path(fifo.string(), "--json"), UsageError);
-  EXPECT_THROW(check_output_path(dir.path.string(), "--json"), UsageError);
-  EXPECT_THROW(check_output_path("/dev/full", "--csv"), UsageError);
-  EXPECT_THROW(check_output_path((dir.path / "no" / "x.json").string(), "--json"), UsageError);
-  EXPECT_THROW(check_output_path("", "--json"), UsageError);
+  EXPECT_THROW(check_output_path(fifo.string(), "--json"), IoError);
+  EXPECT_THROW(check_output_path(dir.path.string(), "--json"), IoError);
+  EXPECT_THROW(check_output_path("/dev/full", "--csv"), IoError);
+  EXPECT_THROW(check_output_path((dir.path / "no" / "x.json").string(), "--json"), IoError);
+  EXPECT_THROW(check_output_path("", "--json"), IoError);
   EXPECT_NO_THROW(check_output_path((dir.path / "new.json").string(), "--json"));
   EXPECT_NO_THROW(check_output_path("-", "--json"));
+}
+
+// The I/O library throws its own error, not the framework's; a command maps
+// it to bad input (io_errors_as_usage: the same message, exit status 2).
+TEST(OutputFile, ARefusedPathIsTheLibrarysErrorAndBadInputToACommand) {
+  bool library_error = false;
+  try {
+    check_output_path("", "--json");
+  } catch (const UsageError&) {
+  } catch (const IoError& e) {
+    library_error = std::string(e.what()).find("--json") != std::string::npos;
+  }
+  EXPECT_TRUE(library_error) << "an IoError naming the option, not a UsageError";
+  try {
+    io_errors_as_usage([] { check_output_path("", "--json"); });
+    ADD_FAILURE() << "no error";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("--json"), std::string::npos) << e.what();
+  }
+  EXPECT_EQ(io_errors_as_usage([] { return 7; }), 7);
 }
 
 TEST(OutputFile, SameFileIsJudgedByIdentity) {

@@ -18,6 +18,7 @@
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_reference_cache.hpp"
 #include "common/usage_error.hpp"
+#include "test_lbm_cache_support.hpp"
 #include "test_support.hpp"
 
 namespace ompref {
@@ -28,23 +29,7 @@ using testing::count_lines;
 using testing::run_ompref;
 using testing::ScratchDir;
 
-// OMPREF_CACHE set for one test, unset after it.
-struct CacheFolder {
-  ScratchDir dir;
-  CacheFolder() { setenv("OMPREF_CACHE", dir.path.c_str(), 1); }
-  ~CacheFolder() { unsetenv("OMPREF_CACHE"); }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(dir.path)) out.push_back(e.path());
-    return out;
-  }
-};
-
-lbm::Params tiny() {
-  lbm::Params p;
-  lbm::size_defaults("tiny", p);
-  return p;
-}
+using testing::CacheFolder;
 
 TEST(ReferenceCache, ACacheFolderOthersCanWriteIsRefusedBeforeAnyWork) {
   CacheFolder cache;
@@ -69,7 +54,7 @@ TEST(ReferenceCache, ACacheFolderOthersCanWriteIsRefusedBeforeAnyWork) {
   ASSERT_EQ(chmod(cache.dir.path.c_str(), 0700), 0);
   setenv("OMPREF_CACHE", (cache.dir.path / "made" / "here").c_str(), 1);
   EXPECT_NO_THROW(lbm::check_reference_cache()) << "not there yet";
-  const lbm::Params p = tiny();
+  const lbm::Params p = testing::tiny_lbm();
   auto s = lbm::make_instance(p, testing::test_limits());
   EXPECT_TRUE(testing::run_one(*s, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   struct stat st {};
@@ -81,7 +66,7 @@ TEST(ReferenceCache, ACacheFolderOthersCanWriteIsRefusedBeforeAnyWork) {
 // An entry others could have written, or a link, is not read: the reference is computed.
 TEST(ReferenceCache, AnEntryOthersCanWriteOrALinkIsNotRead) {
   CacheFolder cache;
-  const lbm::Params p = tiny();
+  const lbm::Params p = testing::tiny_lbm();
   auto first = lbm::make_instance(p, testing::test_limits());
   ASSERT_TRUE(testing::run_one(*first, "lbm", "host_basic", "tiny", 1, 0).check.valid);
   ASSERT_EQ(cache.entries().size(), 1u);

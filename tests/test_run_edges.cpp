@@ -19,13 +19,6 @@ using namespace ompref::testing;
 
 namespace {
 
-std::string slurp(const fs::path& p) {
-  std::ifstream in(p);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
 // --budget bounds the warm-ups too: many short ones stop at a fifth of it.
 TEST(RunEdges, TheBudgetBoundsTheWarmUps) {
   ScratchDir dir;

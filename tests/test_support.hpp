@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <chrono>
 #include <filesystem>
+#include <fstream>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -85,6 +87,14 @@ inline CommandResult run_ompref(const std::string& args, const std::string& env 
 }
 
 // A fresh directory under the temporary directory, removed with everything in it.
+// A file's whole content ("" when it cannot be read).
+inline std::string slurp(const std::filesystem::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
 struct ScratchDir {
   std::filesystem::path path;
   ScratchDir() {

@@ -15,6 +15,7 @@
 #include "common/mesh/mesh.hpp"
 #include "common/validation.hpp"
 #include "test_mesh_support.hpp"
+#include "test_lbm_cache_support.hpp"
 #include "test_support.hpp"
 
 namespace ompref {
@@ -67,30 +68,14 @@ TEST(Trust, TheWorstElementIsTheFirstOfTheLargestAndNaNIsWorst) {
   EXPECT_LE(tiny.ratio(), 1.0) << "an exact result passes a tolerance that underflowed";
 }
 
-// OMPREF_CACHE set for one test, unset after it.
-struct CacheFolder {
-  ScratchDir dir;
-  CacheFolder() { setenv("OMPREF_CACHE", dir.path.c_str(), 1); }
-  ~CacheFolder() { unsetenv("OMPREF_CACHE"); }
-  std::vector<fs::path> entries() const {
-    std::vector<fs::path> out;
-    for (const auto& e : fs::directory_iterator(dir.path)) out.push_back(e.path());
-    return out;
-  }
-};
-
-lbm::Params tiny() {
-  lbm::Params p;
-  lbm::size_defaults("tiny", p);
-  return p;
-}
+using testing::CacheFolder;
 
 // A reference state with NaN in one population of one fluid cell (an entry
 // damaged with a checksum that matches): every variant fails against it,
 // though every other value is the true reference.
 TEST(Trust, AnLbmReferenceWithNaNFailsEveryVariant) {
   CacheFolder cache;
-  const lbm::Params p = tiny();
+  const lbm::Params p = testing::tiny_lbm();
   const long steps = 2L * p.steps;
   auto writer = lbm::make_instance(p, testing::test_limits());
   writer->reset();  // the solid mask the reference run reads

@@ -1,13 +1,13 @@
 // VTK frames and their .pvd index are written whole or not at all
 // (common/io/output_file.hpp): a reader holding the previous index still reads
-// it whole, no temporary file is left, and an error is a UsageError (exit 2).
+// it whole, no temporary file is left, and an error is an IoError (to ompref, exit 2).
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
 #include <gtest/gtest.h>
 
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 #include "common/io/vtk.hpp"
 #include "test_support.hpp"
 
@@ -55,9 +55,9 @@ TEST(VtkOutput, FramesAndIndexAreReplacedWholeAndLeaveNoTemporary) {
   EXPECT_EQ(entries, 3) << "a temporary file was left behind";
 }
 
-TEST(VtkOutput, AnUnwritableTargetIsAUsageError) {
-  EXPECT_THROW(vtk::write_vti("/nonexistent-dir/f.vti", small_image()), UsageError);
-  EXPECT_THROW(vtk::write_pvd("/nonexistent-dir/run.pvd", {{0, "f.vti"}}), UsageError);
+TEST(VtkOutput, AnUnwritableTargetIsAnIoError) {
+  EXPECT_THROW(vtk::write_vti("/nonexistent-dir/f.vti", small_image()), IoError);
+  EXPECT_THROW(vtk::write_pvd("/nonexistent-dir/run.pvd", {{0, "f.vti"}}), IoError);
 }
 
 TEST(VtkOutput, OutWithoutVtkEveryIsRefused) {

@@ -186,14 +186,13 @@ std::vector<std::string> take_lines(std::string& buffer, const char* more, std::
 
 constexpr std::size_t kept_error_lines = 12;
 
-// One worker from spawn to its end: its events passed on, its standard error
-// passed through; returns the index after the last run it accounted for
-// (reported, or failed here).
-std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSettings& settings,
-                       const IsolationEvents& events, std::size_t first, std::size_t count) {
-  const Worker worker = spawn_worker(settings, first, count);
-  const std::size_t end = first + count;
-  std::size_t next = first;            // the first run not yet reported
+// What the parent knows of one worker while it runs: the run under way,
+// the last lines of its standard error, whether its time ran out.
+struct WorkerState {
+  const std::vector<PlannedRun>& runs;
+  const IsolationSettings& settings;
+  const IsolationEvents& events;
+  std::size_t next;                    // the first run not yet reported
   std::optional<std::size_t> current;  // the run under way (started, not finished)
   std::string ran_on;
   bool on_device = false;
@@ -201,14 +200,16 @@ std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSetti
   Clock::time_point phase_start = Clock::now(), run_start = phase_start;
   bool timed_out = false;
   std::deque<std::string> error_lines;  // since the current run (or the process) started
-  std::string event_buffer, error_buffer;
   // Lines before the worker's first event are held: a worker that refuses
   // its order (exit 2) leaves its one line to this process's refusal.
   bool heard = false;
   std::vector<std::string> held;
-  int fds[2] = {worker.events, worker.errors};
 
-  const auto write_through = [&](const std::string& line) {
+  WorkerState(const std::vector<PlannedRun>& runs_, const IsolationSettings& settings_,
+              const IsolationEvents& events_, std::size_t first)
+      : runs(runs_), settings(settings_), events(events_), next(first) {}
+
+  void write_through(const std::string& line) const {
     if (events.before_output) events.before_output();
     const std::string text = line + "\n";
     for (std::size_t done = 0; done < text.size();) {
@@ -217,14 +218,17 @@ std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSetti
       if (n <= 0) break;
       done += std::size_t(n);
     }
-  };
-  const auto pass_through = [&](const std::string& line) {
+  }
+
+  void pass_through(const std::string& line) {
     if (heard) write_through(line);
     else held.push_back(line);
     error_lines.push_back(line);
     if (error_lines.size() > kept_error_lines) error_lines.pop_front();
-  };
-  const auto handle = [&](const std::string& line) {
+  }
+
+  // One line of the event pipe.
+  void handle(const std::string& line) {
     const nlohmann::json e = nlohmann::json::parse(line, nullptr, false);
     if (!e.is_object() || !e.contains("event")) return;  // not an event: the run ends unreported (a crash)
     if (!heard) {
@@ -250,110 +254,137 @@ std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSetti
     } else if (kind == "validating") {
       if (events.validating) events.validating();
     } else if (kind == "finished" && run == next && e.contains("result")) {
-      RunResult r;
-      try {
-        r = run_from_json(e.at("result"));
-      } catch (const nlohmann::json::exception&) {
-        return;  // unreadable: the run ends unreported
-      }
-      current.reset();
-      ++next;
-      phase_start = Clock::now();
-      error_lines.clear();
-      events.finished(run, std::move(r));
-    }
-  };
-
-  while (fds[0] >= 0 || fds[1] >= 0) {
-    int timeout_ms = -1;
-    if (settings.time_limit_s > 0 && !timed_out) {
-      const double left = settings.time_limit_s - seconds_since(phase_start);
-      timeout_ms = left <= 0 ? 0 : int(std::min(left * 1000 + 1, 3.6e6));
-    }
-    struct pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
-    const int ready = poll(p, 2, timeout_ms);
-    if (ready < 0 && errno == EINTR) continue;
-    // Checked whatever woke the poll: a hung run may still write to stderr.
-    if (!timed_out && settings.time_limit_s > 0 && seconds_since(phase_start) >= settings.time_limit_s) {
-      timed_out = true;
-      kill(-worker.pid, SIGKILL);
-      continue;
-    }
-    for (int k = 0; k < 2; ++k) {
-      if (fds[k] < 0 || (p[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
-      char buffer[1 << 16];
-      const ssize_t n = read(fds[k], buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) {
-        if (k == 1 && !error_buffer.empty()) pass_through(error_buffer);
-        close(fds[k]);
-        fds[k] = -1;
-        continue;
-      }
-      for (const std::string& line : take_lines(k == 0 ? event_buffer : error_buffer, buffer, std::size_t(n)))
-        k == 0 ? handle(line) : pass_through(line);
+      finished(run, e.at("result"));
     }
   }
+
+  void finished(std::size_t run, const nlohmann::json& result) {
+    RunResult r;
+    try {
+      r = run_from_json(result);
+    } catch (const nlohmann::json::exception&) {
+      return;  // unreadable: the run ends unreported
+    }
+    current.reset();
+    ++next;
+    phase_start = Clock::now();
+    error_lines.clear();
+    events.finished(run, std::move(r));
+  }
+
+  // Both pipes read until the worker closes them; past the time limit of
+  // its phase the worker's process group is killed.
+  void watch(const Worker& worker) {
+    int fds[2] = {worker.events, worker.errors};
+    std::string event_buffer, error_buffer;
+    while (fds[0] >= 0 || fds[1] >= 0) {
+      int timeout_ms = -1;
+      if (settings.time_limit_s > 0 && !timed_out) {
+        const double left = settings.time_limit_s - seconds_since(phase_start);
+        timeout_ms = left <= 0 ? 0 : int(std::min(left * 1000 + 1, 3.6e6));
+      }
+      struct pollfd p[2] = {{fds[0], POLLIN, 0}, {fds[1], POLLIN, 0}};
+      const int ready = poll(p, 2, timeout_ms);
+      if (ready < 0 && errno == EINTR) continue;
+      // Checked whatever woke the poll: a hung run may still write to stderr.
+      if (!timed_out && settings.time_limit_s > 0 && seconds_since(phase_start) >= settings.time_limit_s) {
+        timed_out = true;
+        kill(-worker.pid, SIGKILL);
+        continue;
+      }
+      for (int k = 0; k < 2; ++k) {
+        if (fds[k] < 0 || (p[k].revents & (POLLIN | POLLHUP | POLLERR)) == 0) continue;
+        char buffer[1 << 16];
+        const ssize_t n = read(fds[k], buffer, sizeof buffer);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+          if (k == 1 && !error_buffer.empty()) pass_through(error_buffer);
+          close(fds[k]);
+          fds[k] = -1;
+          continue;
+        }
+        for (const std::string& line : take_lines(k == 0 ? event_buffer : error_buffer, buffer, std::size_t(n)))
+          k == 0 ? handle(line) : pass_through(line);
+      }
+    }
+  }
+
+  // The result of the run the worker was in (or about to begin) when it
+  // ended `how`.
+  RunResult failed_run(const std::string& how) const {
+    const PlannedRun& p = runs[next];
+    RunResult r;
+    r.workload = p.workload->name();
+    r.variant = p.variant->name;
+    r.kind = p.variant->kind;
+    r.kernel = p.variant->kernel;
+    r.size = p.size;
+    r.reps_requested = settings.reps_requested;
+    if (p.variant->kind != Kind::host) r.device = p.device;
+    if (current) {
+      r.ran_on = ran_on;
+      r.on_device = on_device;
+      r.params = params;
+    } else {
+      r.ran_on = p.variant->kind == Kind::host ? "host" : fmt::format("device {}", p.device);
+      r.params = nlohmann::json::object();
+    }
+    // The time it ran before it ended (never 0: result files hold times > 0).
+    const double ran_s = std::max(seconds_since(current ? run_start : phase_start), 1e-9);
+    r.time_s = {ran_s, ran_s, ran_s};
+    r.wall_s = ran_s;
+    r.check.valid = false;
+    r.check.max_rel_error = INFINITY;
+    r.failure_kind = timed_out ? FailureKind::timeout : FailureKind::crash;
+    std::string last;
+    for (auto line = error_lines.rbegin(); line != error_lines.rend() && last.empty(); ++line)
+      if (line->find_first_not_of(" \t\r") != std::string::npos) last = *line;
+    r.check.detail = fmt::format("{} {}{}", how,
+                                 current ? "during the run"
+                                         : "before the run began (starting the process or the device, or preparing "
+                                           "the problem)",
+                                 timed_out       ? ", killed"
+                                 : last.empty()  ? ""
+                                                 : fmt::format("; its last line: {}", last));
+    r.failure_log.assign(error_lines.begin(), error_lines.end());
+    return r;
+  }
+};
+
+// One worker from spawn to its end: its events passed on, its standard error
+// passed through; returns the index after the last run it accounted for
+// (reported, or failed here).
+std::size_t run_worker(const std::vector<PlannedRun>& runs, const IsolationSettings& settings,
+                       const IsolationEvents& events, std::size_t first, std::size_t count) {
+  const Worker worker = spawn_worker(settings, first, count);
+  const std::size_t end = first + count;
+  WorkerState w(runs, settings, events, first);
+  w.watch(worker);
   int status = 0;
   while (waitpid(worker.pid, &status, 0) < 0 && errno == EINTR) {
   }
   kill_on_interrupt(0);
   // A worker that refused its order (exit 2 before any event) refuses for
   // every run: this command is refused, with the worker's line alone.
-  if (!timed_out && !heard && first == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2)
-    throw UsageError(error_lines.empty() ? "a process of this command refused its runs (exit status 2)"
-                                         : error_lines.back().substr(error_lines.back().rfind("ompref: ") == 0 ? 8 : 0));
-  for (const std::string& held_line : held) write_through(held_line);
-  if (!timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 && next == end) return end;
-  const std::string how = timed_out ? fmt::format("still running after {:g} s (--time-limit)", settings.time_limit_s)
+  if (!w.timed_out && !w.heard && first == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 2)
+    throw UsageError(w.error_lines.empty()
+                         ? "a process of this command refused its runs (exit status 2)"
+                         : w.error_lines.back().substr(w.error_lines.back().rfind("ompref: ") == 0 ? 8 : 0));
+  for (const std::string& held_line : w.held) w.write_through(held_line);
+  if (!w.timed_out && WIFEXITED(status) && WEXITSTATUS(status) == 0 && w.next == end) return end;
+  const std::string how = w.timed_out ? fmt::format("still running after {:g} s (--time-limit)", settings.time_limit_s)
                           : WIFSIGNALED(status) ? fmt::format("killed by {}", signal_text(WTERMSIG(status)))
                                                 : fmt::format("exit status {}", WEXITSTATUS(status));
-  if (next == end) {  // every run reported: the process failed after them (a runtime's end)
+  if (w.next == end) {  // every run reported: the process failed after them (a runtime's end)
     if (events.before_output) events.before_output();
     fmt::print(stderr, "ompref: note: the process that ran {} {} failed after reporting it: {}{}\n",
-               runs[end - 1].workload->name(), runs[end - 1].variant->name, how, timed_out ? ", killed" : "");
+               runs[end - 1].workload->name(), runs[end - 1].variant->name, how, w.timed_out ? ", killed" : "");
     return end;
   }
-
   // The run it was in (or about to begin) failed.
-  if (!current && events.started) events.started(next);
-  const PlannedRun& p = runs[next];
-  RunResult r;
-  r.workload = p.workload->name();
-  r.variant = p.variant->name;
-  r.kind = p.variant->kind;
-  r.kernel = p.variant->kernel;
-  r.size = p.size;
-  r.reps_requested = settings.reps_requested;
-  if (p.variant->kind != Kind::host) r.device = p.device;
-  if (current) {
-    r.ran_on = ran_on;
-    r.on_device = on_device;
-    r.params = params;
-  } else {
-    r.ran_on = p.variant->kind == Kind::host ? "host" : fmt::format("device {}", p.device);
-    r.params = nlohmann::json::object();
-  }
-  // The time it ran before it ended (never 0: result files hold times > 0).
-  const double ran_s = std::max(seconds_since(current ? run_start : phase_start), 1e-9);
-  r.time_s = {ran_s, ran_s, ran_s};
-  r.wall_s = ran_s;
-  r.check.valid = false;
-  r.check.max_rel_error = INFINITY;
-  r.failure_kind = timed_out ? FailureKind::timeout : FailureKind::crash;
-  std::string last;
-  for (auto line = error_lines.rbegin(); line != error_lines.rend() && last.empty(); ++line)
-    if (line->find_first_not_of(" \t\r") != std::string::npos) last = *line;
-  r.check.detail = fmt::format("{} {}{}", how,
-                               current ? "during the run"
-                                       : "before the run began (starting the process or the device, or preparing "
-                                         "the problem)",
-                               timed_out       ? ", killed"
-                               : last.empty()  ? ""
-                                               : fmt::format("; its last line: {}", last));
-  r.failure_log.assign(error_lines.begin(), error_lines.end());
-  events.finished(next, std::move(r));
-  return next + 1;
+  if (!w.current && events.started) events.started(w.next);
+  events.finished(w.next, w.failed_run(how));
+  return w.next + 1;
 }
 
 }  // namespace

@@ -275,46 +275,39 @@ void check_default_device() {
                                devices == 1 ? "" : "s"));
 }
 
-int run_main(int argc, char** argv) {
-  set_command_line(argc, argv);
-  CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
-  app.require_subcommand(0, 1);
-  bool version = false;
-  app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
+// `ompref list`'s options.
+struct ListArgs {
+  bool json = false, features = false;
+  std::string workload;
+};
+
+CLI::App* add_list_command(CLI::App& app, ListArgs& args) {
   CLI::App* list = app.add_subcommand(
       "list", "one line per variant: <workload> <variant> <host|target|native> <sentence> (or not compiled: <why>)");
-  bool list_json = false, list_feature_table = false;
-  std::string list_workload;
   CLI::Option* workload_arg =
-      list->add_option("workload", list_workload, "only this workload's variants (ompref list prints them all)");
+      list->add_option("workload", args.workload, "only this workload's variants (ompref list prints them all)");
   CLI::Option* json_flag = list->add_flag(
-      "--json", list_json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options, features");
-  list->add_flag("--features", list_feature_table,
-                 "each OpenMP feature with the number of variants that use it, and which")
+      "--json", args.json, "every variant's registration as JSON: file, step_of, mirrors, kernel, options, features");
+  list->add_flag("--features", args.features, "each OpenMP feature with the number of variants that use it, and which")
       ->excludes(json_flag)
       ->excludes(workload_arg);
+  return list;
+}
+
+CLI::App* add_devices_command(CLI::App& app, int& require) {
   CLI::App* devices = app.add_subcommand("devices", "the host and each offload device");
-  int require = 0;
   devices
       ->add_option("--require", require,
                    "exit 2 (one line) unless at least N offload devices run target regions (not the host fallback)")
       ->check(CLI::Range(1, 1 << 20));
-  RunArgs args, check_args;
-  for (int i = 1; i < argc; ++i) args.arguments.push_back(argv[i]);  // for isolated runs' processes
-  CLI::App* run = add_run_command(app, args, argc, argv);
-  CLI::App* check = add_check_command(app, args, check_args);
+  return devices;
+}
 
-  // compare and report read result files back (src/app/compare.cpp, src/app/report.cpp).
-  CompareArgs compare_args;
-  CLI::App* compare = add_compare_command(app, compare_args);
-  ReportArgs report_args;
-  CLI::App* report = add_report_command(app, report_args);
-
-  refuse_empty_values(app);
-  // MPI ranks: the command line's checks and parse on every rank, then their
-  // outcome agreed (a rank refusing an option alone, or running another
-  // command, would leave the others waiting in a collective); the run's plan
-  // is agreed in run_suite.
+// The command line checked and parsed on every MPI rank, then the outcome
+// agreed (a rank refusing an option alone, or running another command,
+// would leave the others waiting in a collective); the run's plan is agreed
+// in run_suite. Returns the exit status of --help, or -1.
+int parse_agreed(CLI::App& app, int argc, char** argv) {
   int help_status = -1;
   agree([&] {
     // An empty argument anywhere is refused before CLI11 sees it (no option
@@ -340,6 +333,32 @@ int run_main(int argc, char** argv) {
       throw UsageError(fmt::format("{} (see ompref --help)", what));
     }
   });
+  return help_status;
+}
+
+int run_main(int argc, char** argv) {
+  set_command_line(argc, argv);
+  CLI::App app{"ompref: an OpenMP offload reference suite (host SIMD and target variants, validated, against a measured ceiling)"};
+  app.require_subcommand(0, 1);
+  bool version = false;
+  app.add_flag("--version", version, "print the version, commit, compiler, OpenMP runtime, offload mode and flags");
+  ListArgs list_args;
+  CLI::App* list = add_list_command(app, list_args);
+  int require = 0;
+  CLI::App* devices = add_devices_command(app, require);
+  RunArgs args, check_args;
+  for (int i = 1; i < argc; ++i) args.arguments.push_back(argv[i]);  // for isolated runs' processes
+  CLI::App* run = add_run_command(app, args, argc, argv);
+  CLI::App* check = add_check_command(app, args, check_args);
+
+  // compare and report read result files back (src/app/compare.cpp, src/app/report.cpp).
+  CompareArgs compare_args;
+  CLI::App* compare = add_compare_command(app, compare_args);
+  ReportArgs report_args;
+  CLI::App* report = add_report_command(app, report_args);
+
+  refuse_empty_values(app);
+  const int help_status = parse_agreed(app, argc, argv);
   agree_on("commands", help_status >= 0        ? std::string("help")
                        : version                ? std::string("version")
                        : app.get_subcommands().empty() ? std::string()
@@ -358,7 +377,7 @@ int run_main(int argc, char** argv) {
     return 2;
   }
   if (list->parsed()) {
-    list_variants(list_json, list_feature_table, list_workload);
+    list_variants(list_args.json, list_args.features, list_args.workload);
     return 0;
   }
   if (devices->parsed()) {
@@ -395,6 +414,8 @@ int main(int argc, char** argv) {
     return flushed_stdout(run_main(argc, argv));
   } catch (const UsageError& e) {
     return report_error(fmt::format("ompref: {}", e.what()), 2, dynamic_cast<const AgreedUsageError*>(&e) != nullptr);
+  } catch (const IoError& e) {  // a file read or written outside the ranks' agreement
+    return report_error(fmt::format("ompref: {}", e.what()), 2, false);
   } catch (const std::bad_alloc&) {
     return report_error("ompref: out of memory while allocating the problem (try a smaller --size)", 2, false);
   } catch (const std::exception& e) {

@@ -14,7 +14,6 @@
 
 #include "common/io/meshb.hpp"
 #include "common/io/output_file.hpp"
-#include "common/usage_error.hpp"
 
 // Interrupted: the temporary file goes, the previous OUT (if any) stays.
 extern "C" void on_interrupt(int) {
@@ -49,7 +48,7 @@ int main(int argc, char** argv) {
     for (const auto& b : mesh.blocks) elements += b.count();
     fmt::print("{}: {} vertices, {} elements -> {}\n", in, mesh.vertex_count(), elements, out);
     return 0;
-  } catch (const ompref::UsageError& e) {
+  } catch (const ompref::IoError& e) {
     fmt::print(stderr, "ompref-meshb-convert: {}\n", e.what());
     return 2;
   }

@@ -9,7 +9,8 @@
 // executable's .preinit_array runs earlier, and there neither the C++
 // library nor stdio nor getenv (libc has not set `environ` yet) may be
 // relied on: hence plain C here, the environment the loader passes, system
-// calls (sched_getaffinity, getrlimit, open/read of /proc) and write(2).
+// calls (sched_getaffinity, getrlimit, open/read of /proc) and write(2)
+// (write_stderr_now).
 #include <fcntl.h>
 #include <sched.h>
 #include <sys/resource.h>
@@ -22,6 +23,8 @@
 #include <cstring>
 #include <initializer_list>
 #include <strings.h>
+
+#include "common/io/output_file.hpp"
 
 namespace {
 
@@ -290,9 +293,7 @@ const char* decimal(unsigned long long n, char* buf) {
                          const char* number = "", const char* after = "") {
   const char* parts[] = {"ompref: ", name, "='", value, "' is not accepted (accepted: ", accepted, why, number, after,
                          ")\n"};
-  for (const char* p : parts) {
-    [[maybe_unused]] ssize_t n = write(STDERR_FILENO, p, std::strlen(p));
-  }
+  for (const char* p : parts) ompref::write_stderr_now(p);
   _exit(2);
 }
 

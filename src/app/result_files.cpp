@@ -53,10 +53,8 @@ const int ending_signals[] = {SIGINT,  SIGTERM, SIGHUP,    SIGPIPE, SIGALRM, SIG
 [[noreturn]] void exit_interrupted() noexcept {
   if (worker_group > 0) kill(-pid_t(worker_group), SIGKILL);
   remove_pending_output();
-  static const char kept[] = "\nompref: interrupted; every finished run is in the results folder\n";
-  static const char plain[] = "\nompref: interrupted\n";
-  [[maybe_unused]] ssize_t n =
-      keeping_folder ? write(STDERR_FILENO, kept, sizeof kept - 1) : write(STDERR_FILENO, plain, sizeof plain - 1);
+  write_stderr_now(keeping_folder ? "\nompref: interrupted; every finished run is in the results folder\n"
+                                  : "\nompref: interrupted\n");
   // 130 for an interrupt or a termination (as before), 128 + the signal's number for the others.
   const int sig = signal_received;
   _exit(sig == SIGINT || sig == SIGTERM ? 130 : 128 + sig);

@@ -18,9 +18,9 @@ namespace {
 // innermost. I_eps and wtilde at [ig][k] are read in order, but factor(k, n1)
 // is recomputed for every term from aqsmtemp[igp][n1], aqsntemp[igp][n1] and
 // wtilde_array[igp][k]: igp jumps ncouls/ngpown rows per k (strided access).
-// Six real reductions, as in the mini-app. (ctx is the target port's: it
-// reads the device number from it.)
-void host_naive(GppInstance& s, [[maybe_unused]] RunContext& ctx) {
+// Six real reductions, as in the mini-app. (The run context, unnamed, is
+// the target port's: it reads the device number from it.)
+void host_naive(GppInstance& s, RunContext&) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
   const Complex* aqsn = s.aqsntemp.data();

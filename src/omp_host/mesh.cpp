@@ -15,12 +15,12 @@ namespace ompref::mesh {
 namespace {
 
 // Host data needs no mapping: every array lives in the instance. The kernels
-// take the run context as the device side does (`[[maybe_unused]]`: only the
-// device side reads it, for its device number), so that both have one signature.
+// take the run context as the device side does, unnamed: only the device side
+// reads it, for its device number.
 
 // mirror: begin
 // Direct: loop over vertices, read and write the vertex's own data.
-void host_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_direct(MeshInstance& m, RunContext&) {
   const std::int64_t n = 3 * m.nv;
   double* pos = m.output("pos").data();
   const double* vel = m.vel.data();
@@ -30,7 +30,7 @@ void host_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Downward: loop over tets, read their 4 vertices through tet[].
-void host_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_downward(MeshInstance& m, RunContext&) {
   const std::int64_t nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -48,7 +48,7 @@ void host_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
-void host_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_transverse(MeshInstance& m, RunContext&) {
   const std::int64_t nt = m.nt;
   const std::int32_t* nbr = m.tet_nbr.data();
   const double* centre = m.centre.data();
@@ -65,7 +65,7 @@ void host_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
-void host_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_ball_csr(MeshInstance& m, RunContext&) {
   const std::int64_t nv = m.nv;
   const std::int32_t* offset = m.ball_offset.data();
   const std::int32_t* corner = m.ball_corner.data();
@@ -87,7 +87,7 @@ void host_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
 // finds its bin, then reads column j of the bin's matrix at j * rows + row.
-void host_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_ball_binned(MeshInstance& m, RunContext&) {
   const std::int64_t rows = m.bins.rows();
   const int nb = m.bins.bin_count();
   const std::int32_t* first = m.bins.first.data();
@@ -118,7 +118,7 @@ void host_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
-void host_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_lumped_atomic(MeshInstance& m, RunContext&) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -139,7 +139,7 @@ void host_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // Indirect write as a scatter/gather pair: each tet writes its own 4 corner
 // temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
-void host_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
   const double* crd = m.crd.data();
@@ -164,7 +164,7 @@ void host_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ct
 
 // Reductions: sum, min, max of the volumes, sum and max of the quality, and
 // (min quality, its tet) through the user-defined reduction `minloc`.
-void host_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_reduce(MeshInstance& m, RunContext&) {
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();
   const double* quality = m.quality.data();
@@ -187,7 +187,7 @@ void host_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 // The same reductions in two levels, as on the device: the tets cut into
 // reduce_blocks blocks, each block reduced by one thread, the block partials
 // combined in block order.
-void host_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void host_reduce_blocks(MeshInstance& m, RunContext&) {
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();
   const double* quality = m.quality.data();

@@ -40,7 +40,7 @@ namespace {
 // (512 on the paper deck) have work, a few per multiprocessor where a GPU
 // needs tens of thousands in flight to hide its latency, and each of them
 // sums ncouls x ngpown terms alone.
-void target_naive(GppInstance& s, [[maybe_unused]] RunContext& ctx) {
+void target_naive(GppInstance& s, RunContext& ctx) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
   const Complex* aqsm = s.aqsmtemp.data();
   const Complex* aqsn = s.aqsntemp.data();

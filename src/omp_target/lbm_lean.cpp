@@ -68,29 +68,14 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
 }
 
 void target_lean(LbmInstance& s, RunContext& ctx) {
-  // The data lesson: one data region around the time loop, not one per
-  // kernel (the kernels' map(alloc:) find the arrays present and copy
-  // nothing; OpenMP 5.1's `present` modifier would make an absent one an
-  // error, but g++-12 rejects it). In this suite the runner has already
-  // entered the same arrays (device_data() of lbm.cpp, before the clock starts),
-  // so this `enter data` counts one more reference and moves nothing.
-  [[maybe_unused]] const long lattice = Q * s.grid.stride, cells = s.grid.stride;
-  [[maybe_unused]] double *f = s.current(), *out = s.next();
-  [[maybe_unused]] double *rho = s.rho.data(), *ux = s.ux.data(), *uy = s.uy.data(), *uz = s.uz.data(),
-                          *psi = s.psi.data();
-  [[maybe_unused]] const std::uint8_t* solid = s.solid.data();
-  const int dev = ctx.device;
-#pragma omp target enter data device(dev) map(to : f[0:lattice], out[0:lattice], solid[0:cells], rho[0:cells], \
-                                                   ux[0:cells], uy[0:cells], uz[0:cells], psi[0:cells])
+  // The arrays stay on the device for the whole time loop: the runner
+  // entered them (device_data() of lbm.cpp) before the clock started; the
+  // data region of target_basic (src/omp_target/lbm.cpp) is the lesson.
   for (int step = 0; step < s.p.steps; ++step) {
     calculate_phi(s, ctx);
     calculate_fn(s, ctx);
     s.swap();
   }
-  // Both lattices come home when the last reference goes (the runner's,
-  // after the clock stops): the swaps only exchanged two host pointers.
-#pragma omp target exit data device(dev) map(from : f[0:lattice], out[0:lattice]) \
-    map(release : solid[0:cells], rho[0:cells], ux[0:cells], uy[0:cells], uz[0:cells], psi[0:cells])
 }
 
 const Registration target_lean_registration{target_variant(
@@ -98,8 +83,7 @@ const Registration target_lean_registration{target_variant(
     "target_fused's two passes launched as collapse(3), 32-bit cell indices, each population stored as soon as its "
     "destination is known: fewer live registers in the collision pass",
     target_lean, device_data).follows("target_fused")
-        .uses({"target teams distribute parallel for", "collapse", "declare target", "target enter/exit data",
-               "map(alloc)"})};
+        .uses({"target teams distribute parallel for", "collapse", "declare target", "map(alloc)"})};
 
 }  // namespace
 }  // namespace ompref::lbm

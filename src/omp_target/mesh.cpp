@@ -28,7 +28,7 @@ namespace {
 
 // mirror: begin
 // Direct: loop over vertices, read and write the vertex's own data.
-void target_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_direct(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t n = 3 * m.nv;
   double* pos = m.output("pos").data();
@@ -48,7 +48,7 @@ void target_direct(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Downward: loop over tets, read their 4 vertices through tet[].
-void target_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_downward(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nt = m.nt;
   const std::int32_t* tet = m.tet.data();
@@ -68,7 +68,7 @@ void target_downward(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
-void target_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_transverse(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nt = m.nt;
   const std::int32_t* nbr = m.tet_nbr.data();
@@ -86,7 +86,7 @@ void target_transverse(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
-void target_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_ball_csr(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nv = m.nv;
   const std::int32_t* offset = m.ball_offset.data();
@@ -110,7 +110,7 @@ void target_ball_csr(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
 // finds its bin, then reads column j of the bin's matrix at j * rows + row.
-void target_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_ball_binned(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t rows = m.bins.rows();
   const int nb = m.bins.bin_count();
@@ -144,7 +144,7 @@ void target_ball_binned(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
-void target_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_lumped_atomic(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
@@ -166,7 +166,7 @@ void target_lumped_atomic(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 
 // Indirect write as a scatter/gather pair: each tet writes its own 4 corner
 // temporaries (no conflict), then each vertex sums its ball's corners (no conflict).
-void target_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nv = m.nv, nt = m.nt;
   const std::int32_t* tet = m.tet.data();
@@ -193,7 +193,7 @@ void target_lumped_scatter_gather(MeshInstance& m, [[maybe_unused]] RunContext& 
 
 // Reductions: sum, min, max of the volumes, sum and max of the quality, and
 // (min quality, its tet) through the user-defined reduction `minloc`.
-void target_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_reduce(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();
@@ -223,7 +223,7 @@ void target_reduce(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
 // reduce_blocks teams would be as many host threads (libomp: "Cannot form a
 // team with 1024 threads"): there one team runs the blocks, its parallel for
 // on the host's threads.
-void target_reduce_blocks(MeshInstance& m, [[maybe_unused]] RunContext& ctx) {
+void target_reduce_blocks(MeshInstance& m, RunContext& ctx) {
   const int dev = ctx.device;
   const std::int64_t nt = m.nt;
   const double* volume = m.volume.data();

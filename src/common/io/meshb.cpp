@@ -13,7 +13,7 @@
 
 #include "common/io/meshb_detail.hpp"
 #include "common/io/output_file.hpp"
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 
 namespace ompref::meshb {
 
@@ -41,7 +41,7 @@ std::string keyword_text(int keyword) {
 }
 
 void fail(const std::string& name, const std::string& keyword, const std::string& problem) {
-  throw UsageError(fmt::format("mesh file {}: {}: {}", name, keyword, problem));
+  throw IoError(fmt::format("mesh file {}: {}: {}", name, keyword, problem));
 }
 
 void Budget::take(double bytes, const std::string& name, const std::string& keyword, std::uint64_t count) {

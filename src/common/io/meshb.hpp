@@ -9,7 +9,7 @@
 //    integers are int32 in v1-3, int64 in v4. Indices are 1-based and the last
 //    integer of a line is its reference. Unknown keywords are skipped by their
 //    next-block position.
-// Every problem with a file is a UsageError naming the file, the keyword and
+// Every problem with a file is an IoError naming the file, the keyword and
 // the problem; counts are checked against the file size and the memory limit
 // before anything is allocated.
 #include <array>
@@ -17,6 +17,8 @@
 #include <cstdint>
 #include <string>
 #include <vector>
+
+#include "common/io/io_error.hpp"
 
 namespace ompref::meshb {
 
@@ -75,7 +77,7 @@ struct MeshData {
 MeshData read_file(const std::string& path, double max_bytes = 0);
 // What read_file checks before it reads: a regular file (FIFOs, directories
 // and devices refused by type), readable, its size within `max_bytes`, and a
-// binary file's header; reads 8 bytes, allocates nothing. Throws UsageError.
+// binary file's header; reads 8 bytes, allocates nothing. Throws IoError.
 void check_file(const std::string& path, double max_bytes = 0);
 MeshData parse(const unsigned char* data, std::size_t size, const std::string& name, double max_bytes = 0);
 

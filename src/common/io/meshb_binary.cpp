@@ -1,7 +1,7 @@
 // The libMeshb binary format (.meshb), versions 1-4 in either byte order:
 // int32 1 (read as 16777216: the other byte order), int32 version, then
 // blocks of int32 keyword, next-block position, count and lines. Every read
-// is bounds-checked: a bad file is a UsageError, never a read past its end.
+// is bounds-checked: a bad file is an IoError, never a read past its end.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -12,7 +12,7 @@
 
 #include "common/io/meshb.hpp"
 #include "common/io/meshb_detail.hpp"
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 
 namespace ompref::meshb {
 namespace detail {
@@ -244,7 +244,7 @@ MeshData parse_binary(const unsigned char* data, std::size_t size, const std::st
 
 std::string to_binary(const MeshData& mesh, int version, bool swap) {
   if (version < 1 || version > 4)
-    throw UsageError(fmt::format("meshb writer: bad version {} (accepted: 1 to 4)", version));
+    throw IoError(fmt::format("meshb writer: bad version {} (accepted: 1 to 4)", version));
   const bool wide_pos = version >= 3;
   const bool wide_int = version >= 4;
   detail::BinaryWriter w(swap);
@@ -260,7 +260,7 @@ std::string to_binary(const MeshData& mesh, int version, bool swap) {
     if (wide_int) w.i64(v);
     else {
       if (v > std::numeric_limits<std::int32_t>::max() || v < std::numeric_limits<std::int32_t>::min())
-        throw UsageError(fmt::format("meshb writer: {} does not fit in version {}'s 32-bit integers", v, version));
+        throw IoError(fmt::format("meshb writer: {} does not fit in version {}'s 32-bit integers", v, version));
       w.i32(std::int32_t(v));
     }
   };

@@ -24,7 +24,7 @@ constexpr std::array<KeywordName, 4> other_keywords{{{kMeshVersionFormatted, "Me
 // "Vertices", "Tetrahedra", ... or "keyword N" for a code this reader does not know.
 std::string keyword_text(int keyword);
 
-// Throws the UsageError "mesh file NAME: KEYWORD: PROBLEM".
+// Throws the IoError "mesh file NAME: KEYWORD: PROBLEM".
 [[noreturn]] void fail(const std::string& name, const std::string& keyword, const std::string& problem);
 
 // Memory a mesh of this many vertices / elements takes once read.
@@ -43,11 +43,11 @@ struct Budget {
 // (a file may list its elements before its vertices).
 void check_indices(const MeshData& mesh, const std::string& name);
 
-// A reference (the last integer of a line) within int32, or a UsageError
+// A reference (the last integer of a line) within int32, or an IoError
 // naming `what` (line, vertex, element) and its 0-based `line`.
 std::int32_t checked_reference(std::int64_t value, const std::string& name, const std::string& keyword,
                                const char* what, std::uint64_t line);
-// A 1-based vertex index of element `element` (0-based) as a 0-based int32, or a UsageError.
+// A 1-based vertex index of element `element` (0-based) as a 0-based int32, or an IoError.
 std::int32_t checked_index(std::int64_t value, const std::string& name, const std::string& keyword,
                            std::uint64_t element);
 

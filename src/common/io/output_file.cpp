@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "common/usage_error.hpp"
+#include "common/io/io_error.hpp"
 
 namespace fs = std::filesystem;
 
@@ -29,7 +29,7 @@ char pending[max_pending][4096] = {};
 volatile std::sig_atomic_t pending_set[max_pending] = {};
 
 [[noreturn]] void fail(const std::string& what, const std::string& path, const std::string& why) {
-  throw UsageError(fmt::format("{} {}: {}", what, path, why));
+  throw IoError(fmt::format("{} {}: {}", what, path, why));
 }
 
 // File systems of the kernel's own objects (statfs's f_type, linux/magic.h):
@@ -182,7 +182,7 @@ void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std
       // The output itself, then each folder above it.
       for (fs::path p = fs::path(out.path).lexically_normal(); !p.empty(); p = p.parent_path()) {
         if (same_output(p.string(), in.path))
-          throw UsageError(p == fs::path(out.path).lexically_normal()
+          throw IoError(p == fs::path(out.path).lexically_normal()
                                ? fmt::format("{} {}: this is the file {} {} reads (accepted: an output path that "
                                              "names no input)",
                                              out.option, out.path, in.option, in.path)
@@ -300,6 +300,10 @@ void write_output(const std::string& path, const std::string& text, const std::s
     return;
   }
   commit_output(stage_output(path, text, what));
+}
+
+void write_stderr_now(const char* text) noexcept {
+  [[maybe_unused]] const ssize_t n = write(STDERR_FILENO, text, std::strlen(text));
 }
 
 void remove_pending_output() noexcept {

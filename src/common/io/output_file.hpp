@@ -10,10 +10,12 @@
 // write_output writes a temporary file in the target's directory, flushes and
 // syncs it, closes it, checking each step, then renames it over the target:
 // a reader sees the old file or the new one, never a truncated one, and an
-// error (a full disk, say) leaves the old file intact. Errors throw UsageError.
+// error (a full disk, say) leaves the old file intact. Errors throw IoError.
 #include <csignal>
 #include <string>
 #include <vector>
+
+#include "common/io/io_error.hpp"
 
 namespace ompref {
 
@@ -32,12 +34,12 @@ std::string temporary_name(const std::string& file_name);
 // level's name in `entries` in order): checked before any work for each name's
 // length (the file system's limit), the path's length, a file system that holds
 // files (not /proc, /sys and their kind), and a probe that creates and removes
-// a folder and a file in the deepest existing ancestor. Throws UsageError
+// a folder and a file in the deepest existing ancestor. Throws IoError
 // naming `option`.
 void check_output_folder(const std::string& path, const std::string& option,
                          const std::vector<std::string>& entries);
 // Each output against each input: an output may not be an input (by identity)
-// nor lie inside one; throws UsageError naming both options.
+// nor lie inside one; throws IoError naming both options.
 struct NamedPath {
   std::string path;
   std::string option;
@@ -46,7 +48,7 @@ void check_outputs_spare_inputs(const std::vector<NamedPath>& outputs, const std
 void write_output(const std::string& path, const std::string& text, const std::string& what);
 // write_output in two steps, for a set of files that must change together (the
 // results folder's three): stage each (its temporary file written and synced;
-// throws UsageError, leaving the target unchanged), then commit each (a rename)
+// throws IoError, leaving the target unchanged), then commit each (a rename)
 // or discard it. Staged files count as pending for remove_pending_output().
 struct StagedOutput {
   int slot;
@@ -58,6 +60,10 @@ void discard_output(const StagedOutput& staged) noexcept;
 // Removes the temporary file of a write in progress, if any: safe to call
 // from a signal handler (an interrupted program leaves no stray file).
 void remove_pending_output() noexcept;
+// Writes `text` to standard error as a signal handler or a process about to
+// _exit may: write(2) alone, nothing allocated; a failed write is passed over
+// (there is nowhere left to report it).
+void write_stderr_now(const char* text) noexcept;
 // A temporary file of another writer (a cache entry before its rename) that
 // remove_pending_output() removes too: mkstemp on `name_template` (its
 // XXXXXX replaced in place), marked pending before it exists. Returns the

@@ -7,6 +7,8 @@
 #include <utility>
 #include <vector>
 
+#include "common/io/io_error.hpp"
+
 namespace ompref::vtk {
 
 struct Field {
@@ -21,7 +23,7 @@ struct Image {
 };
 
 // Writes `image` to `path` whole or not at all (common/io/output_file.hpp:
-// temporary file, sync, rename); throws UsageError when it cannot be written.
+// temporary file, sync, rename); throws IoError when it cannot be written.
 void write_vti(const std::string& path, const Image& image);
 // Writes a .pvd collection: (time, file name relative to the .pvd) per frame,
 // rewritten after every frame as write_vti writes, so that an interrupted run

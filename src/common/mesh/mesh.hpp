@@ -19,8 +19,9 @@
 // generated cube, libMeshb data), mesh_renumber.cpp (Hilbert orders),
 // mesh_topology.cpp (neighbours, balls, bins), mesh_reference.cpp (the long-
 // double arithmetic of the reference, the kernels' input fields),
-// mesh_kernels.cpp (per kernel: outputs, reference, check, observables,
-// device data and model; the sizes of every array and the memory estimates).
+// mesh_kernels.cpp (the array and kernel tables; from them per kernel:
+// outputs, device data, model, observables; the sizes of every array and the
+// memory estimates), mesh_checks.cpp (per kernel: reference, check, totals).
 #include <cstdint>
 #include <map>
 #include <memory>

@@ -3,7 +3,7 @@
 // once), for validation: the volume, quality and centre per tet that some
 // kernels read (and downward must produce), the direct kernel's velocities and
 // the mesh's extent. Each kernel's expected outputs are its row's reference
-// function, in mesh_kernels.cpp.
+// function, in mesh_checks.cpp.
 #include "common/mesh/mesh_reference.hpp"
 
 #include <algorithm>

@@ -2,7 +2,7 @@
 // mesh: the host reference's arithmetic, in long double and independent of
 // common/mesh/mesh_element.hpp (the kernels' arithmetic), for the inputs
 // (mesh_reference.cpp) and each kernel's expected outputs (its row's
-// reference function in mesh_kernels.cpp).
+// reference function in mesh_checks.cpp).
 namespace ompref::mesh {
 
 using LD = long double;
