@@ -14,7 +14,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include <CLI/CLI.hpp>
@@ -23,6 +22,7 @@
 #include <nlohmann/json.hpp>
 
 #include "app/compare.hpp"
+#include "app/result_input.hpp"
 #include "common/io/output_file.hpp"
 #include "common/usage_error.hpp"
 
@@ -116,10 +116,10 @@ int spawn_and_wait(const std::vector<std::string>& argv, bool quiet, bool forwar
 
 // A document of scripts/scaling.py (runs over MPI rank counts): report.py
 // gives it a section of its own, with the scaling chart.
+// Read as a result file is (a FIFO, a device or a file too large is refused
+// before any read): one line naming the file.
 bool scaling_document(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return false;
-  const nlohmann::json doc = nlohmann::json::parse(in, nullptr, false);
+  const nlohmann::json doc = read_result_document(path);
   return doc.is_object() && doc.contains("scaling") && doc.contains("efficiencies") && doc["efficiencies"].is_array();
 }
 
