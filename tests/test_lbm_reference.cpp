@@ -122,8 +122,9 @@ TEST(LbmReference, MassIsTheSameSumOnAnyNumberOfThreads) {
 // lattices in turn: its state must be the reference's bit for bit, whatever
 // the threads, with blocks that do not divide the rows, a last block of one
 // row (ny 7), two blocks of which the first reaches row ny - 2 (ny 4), slabs
-// of one, two and several planes, a lattice 3 cells wide (no inner cells),
-// and without walls (droplet: every face periodic, so that the first rows'
+// of one, two and several planes, rows of 1001 cells (runs of the pushed
+// populations that start and end inside a 64-byte line), a lattice 3 cells
+// wide (no inner cells), and without walls (droplet: every face periodic, so that the first rows'
 // neighbours across the faces are fluid).
 TEST(LbmReference, IsHostBasicBitForBitOverBlocksSlabsAndThreads) {
   struct Setup { int nx, ny, nz, threads; Case kind; };
@@ -131,7 +132,8 @@ TEST(LbmReference, IsHostBasicBitForBitOverBlocksSlabsAndThreads) {
   for (const Setup& c : {Setup{1000, 14, 12, 1, Case::drops}, Setup{1000, 14, 12, 2, Case::droplet},
                          Setup{1000, 7, 9, 3, Case::droplet}, Setup{1000, 14, 4, 3, Case::drops},
                          Setup{1000, 4, 6, 2, Case::droplet},
-                         Setup{3, 12, 7, 2, Case::drops}, Setup{40, 20, 10, 3, Case::droplet}}) {
+                         Setup{1001, 9, 6, 2, Case::drops}, Setup{3, 12, 7, 2, Case::drops},
+                         Setup{40, 20, 10, 3, Case::droplet}}) {
     Params p;
     size_defaults("tiny", p);
     p.nx = c.nx, p.ny = c.ny, p.nz = c.nz, p.steps = 3;

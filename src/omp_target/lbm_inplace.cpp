@@ -31,6 +31,7 @@
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
 #include "common/registry.hpp"
+#include "common/team_bounds.hpp"
 
 namespace ompref::lbm {
 
@@ -129,6 +130,109 @@ void target_inplace(LbmInstance& s, RunContext& ctx) {
   // after the clock stops); there is no other.
 #pragma omp target exit data device(dev) map(from : f[0:lattice]) map(release : solid[0:cells], psi[0:cells])
 }
+
+#ifdef OMPREF_LBM_INPLACE_TRIALS
+// Trial forms of the collision pass, compiled only where the build asks
+// (cmake -DOMPREF_LBM_INPLACE_TRIALS=ON), to be measured beside target_inplace
+// in one program: the same psi pass, to_standard and steps, the collision
+// pass's kernel compiled for teams of at most 384 or 512 threads
+// (OMPREF_MAX_TEAM_THREADS: at most 168 or 128 registers a thread), with
+// fn_push_bounce_in_place or with fn_push_bounce_in_place_paired (only sums
+// live, the populations read again pair by pair).
+enum class Trial { bound384, bound512, paired384, paired512 };
+
+template <bool Odd>
+[[gnu::always_inline]] inline void trial_cell_array(const Coeffs& c, const Grid& g, double* f,
+                                                    const std::uint8_t* solid, const double* psi, int x, int y, int z,
+                                                    int k) {
+  int nb[Q];
+  neighbour_indices(g, x, y, z, nb);
+  fn_push_bounce_in_place<Odd>(c, f, g.stride, solid, psi, k, nb);
+}
+
+template <bool Odd, Trial T>
+void calculate_fn_trial(LbmInstance& s, RunContext& ctx) {
+  const Coeffs c = s.coeffs;
+  const Grid g = s.grid;
+  const long stride = g.stride;
+  double* f = s.current();
+  const std::uint8_t* __restrict solid = s.solid.data();
+  const double* __restrict psi = s.psi.data();
+  const int dev = ctx.device;
+  if constexpr (T == Trial::bound384) {
+#pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
+    OMPREF_MAX_TEAM_THREADS(384) map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
+    for (int z = 0; z < g.nz; ++z)
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {
+          const int k = x + g.nx * (y + g.ny * z);
+          if (!solid[k]) trial_cell_array<Odd>(c, g, f, solid, psi, x, y, z, k);
+        }
+  } else if constexpr (T == Trial::bound512) {
+#pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
+    OMPREF_MAX_TEAM_THREADS(512) map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
+    for (int z = 0; z < g.nz; ++z)
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {
+          const int k = x + g.nx * (y + g.ny * z);
+          if (!solid[k]) trial_cell_array<Odd>(c, g, f, solid, psi, x, y, z, k);
+        }
+  } else if constexpr (T == Trial::paired384) {
+#pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
+    OMPREF_MAX_TEAM_THREADS(384) map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
+    for (int z = 0; z < g.nz; ++z)
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {
+          const int k = x + g.nx * (y + g.ny * z);
+          if (!solid[k]) fn_push_bounce_in_place_paired<Odd>(c, g, f, solid, psi, x, y, z, k);
+        }
+  } else {
+#pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
+    OMPREF_MAX_TEAM_THREADS(512) map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
+    for (int z = 0; z < g.nz; ++z)
+      for (int y = 0; y < g.ny; ++y)
+        for (int x = 0; x < g.nx; ++x) {
+          const int k = x + g.nx * (y + g.ny * z);
+          if (!solid[k]) fn_push_bounce_in_place_paired<Odd>(c, g, f, solid, psi, x, y, z, k);
+        }
+  }
+  ctx.clock.lap("calculate_fn");
+}
+
+template <Trial T>
+void target_inplace_trial(LbmInstance& s, RunContext& ctx) {
+  [[maybe_unused]] const long lattice = Q * s.grid.stride, cells = s.grid.stride;
+  [[maybe_unused]] double* f = s.current();
+  [[maybe_unused]] double* psi = s.psi.data();
+  [[maybe_unused]] const std::uint8_t* solid = s.solid.data();
+  const int dev = ctx.device;
+#pragma omp target enter data device(dev) map(to : f[0:lattice], solid[0:cells], psi[0:cells])
+  for (int step = 0; step < s.p.steps; ++step) {
+    if (step % 2 == 0) {
+      calculate_phi<false>(s, ctx);
+      calculate_fn_trial<false, T>(s, ctx);
+    } else {
+      calculate_phi<true>(s, ctx);
+      calculate_fn_trial<true, T>(s, ctx);
+    }
+  }
+  if (s.p.steps % 2 != 0) to_standard(s, ctx);
+#pragma omp target exit data device(dev) map(from : f[0:lattice]) map(release : solid[0:cells], psi[0:cells])
+}
+
+const Registration trial_b384{target_variant("lbm", "target_inplace_b384",
+                                             "trial: target_inplace, the collision pass for teams of <= 384 threads",
+                                             target_inplace_trial<Trial::bound384>, device_data_in_place)};
+const Registration trial_b512{target_variant("lbm", "target_inplace_b512",
+                                             "trial: target_inplace, the collision pass for teams of <= 512 threads",
+                                             target_inplace_trial<Trial::bound512>, device_data_in_place)};
+const Registration trial_paired_b384{target_variant(
+    "lbm", "target_inplace_paired_b384", "trial: target_inplace, paired collision, teams of <= 384 threads",
+    target_inplace_trial<Trial::paired384>, device_data_in_place)};
+const Registration trial_paired_b512{target_variant(
+    "lbm", "target_inplace_paired_b512", "trial: target_inplace, paired collision, teams of <= 512 threads",
+    target_inplace_trial<Trial::paired512>, device_data_in_place)};
+#endif
 
 const Registration target_inplace_registration{target_variant(
     "lbm", "target_inplace",

@@ -416,6 +416,51 @@ template <bool Odd>
   }
 }
 
+// fn_push_bounce_in_place with the fewest values live at once (target_inplace
+// and its CUDA twin), as fn_push_bounce_streamed is to fn_push_bounce: the
+// populations are read twice, for the moments and again for the collision,
+// each neighbour's index, psi and flag read when its direction comes, so that
+// only sums, the walls' flags and the cell's three wraps per axis stay live
+// instead of 19 populations and 19 neighbour indices. Each store overwrites
+// the slot its direction's opposite was read from (or a wall's slot no cell
+// reads), so the second reads go by opposite pairs: both of a pair read,
+// collided and stored before the next pair's reads. The same operations in
+// the same order as fn_push_bounce_in_place: the same values.
+template <bool Odd>
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_push_bounce_in_place_paired(
+    const Coeffs& c, const Grid& g, double* f, const std::uint8_t* solid, const double* psi, int x, int y, int z,
+    int k) {
+  const long stride = g.stride;
+  const Neighbours nb = neighbours_of(g, x, y, z);
+  double r = 0, jx = 0, jy = 0, jz = 0;
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i)
+    add_moment(i, f[Odd ? opp(i) * stride + nb(opp(i)) : i * stride + k], r, jx, jy, jz);
+  const double inv = 1.0 / r;
+  ForceSums t;
+  unsigned walls = 0;
+  #pragma GCC unroll 19
+  for (int i = 1; i < Q; ++i) {
+    const int n = nb(i);
+    const bool wall = solid[n] != 0;
+    walls |= unsigned(wall) << i;
+    add_force(i, psi[n], wall, t);
+  }
+  double Fx, Fy, Fz;
+  force_of(c, r, psi[k], t, Fx, Fy, Fz);
+  const Shifted v = shifted_velocity(c, r, jx * inv, jy * inv, jz * inv, Fx, Fy, Fz);
+  #pragma GCC unroll 19
+  for (int i = 0; i < Q; ++i) {
+    if (i > opp(i)) continue;
+    const int o = opp(i);
+    const double a = relaxed(c, i, f[Odd ? o * stride + nb(o) : i * stride + k], r, v);
+    const double b = relaxed(c, o, f[Odd ? i * stride + nb(i) : o * stride + k], r, v);
+    const bool far_a = ((walls >> i) & 1u) != unsigned(Odd), far_b = ((walls >> o) & 1u) != unsigned(Odd);
+    (f + (far_a ? i : o) * stride)[far_a ? nb(i) : k] = a;
+    if (o != i) (f + (far_b ? o : i) * stride)[far_b ? nb(o) : k] = b;
+  }
+}
+
 // After an odd number of steps, the standard layout again: population i of
 // cell x, in slot (opp(i), x - e_i), and population opp(i) of cell x - e_i,
 // in slot (i, x), exchange slots. Each such pair is exchanged once, by the

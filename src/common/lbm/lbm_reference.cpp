@@ -7,9 +7,11 @@
 // made for a many-core host's memory: the two passes of a step in one sweep
 // of each thread's slab of planes by blocks of rows (psi a plane ahead of the
 // collision, so that the populations come from memory once a step), psi a
-// direction at a time, and the pushed populations written with streaming
-// stores (reference_step). Independent of the variants' loops, launches and
-// data movement.
+// direction at a time; in the rows away from walls each cell's moments and
+// force in one vector loop, then the collision a pair of opposite directions
+// at a time in another, each direction's pushed populations written as whole
+// 64-byte lines with streaming stores (reference_step, open_row).
+// Independent of the variants' loops, launches and data movement.
 #include <algorithm>
 #include <cstdint>
 #include <cmath>
@@ -20,7 +22,7 @@
 #include <vector>
 #include <unistd.h>
 #if defined(__SSE2__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 #include <fmt/format.h>
@@ -75,67 +77,105 @@ std::vector<std::uint8_t> open_rows(const Grid& g, const std::uint8_t* solid) {
   return open;
 }
 
-// The cells of a chunk of an open row, and the row buffer's stride: a
-// constant, so that the compiler sees the buffer's 19 direction runs apart
-// and its vector loop needs no overlap checks (with a stride known only at
-// run time it made none: the row was collided a cell at a time).
+// The cells of a chunk of an open row, and the stride of the thread's chunk
+// buffer: a constant, so that the compiler sees the buffer's runs apart and
+// its vector loops need no overlap checks (with a stride known only at run
+// time it made none: the row was collided a cell at a time).
 constexpr int chunk_cells = 512;
+// The runs of the chunk buffer: the collided populations of one direction,
+// then the chunk's densities and shifted velocities (open_row).
+constexpr int chunk_runs = 7;
 
-// The open row's post-collision populations of cells x0 .. x0 + len - 1,
-// direction by direction, from the thread's row buffer to their cells
-// x + e_i in `out`: each direction's cells land on a run of consecutive
-// addresses, written with streaming stores where the processor has them (a
-// lattice the step writes and does not read again is not worth fetching
-// into the caches first: with ordinary stores every line written is read
-// from memory before it is overwritten), an ordinary store for a run's
-// unaligned first and last value.
-void store_chunk(const Grid& g, const double* buf, double* out, long row, int x0, int len, const int (&off)[Q]) {
-  for (int i = 0; i < Q; ++i) {
-    double* dst = out + i * g.stride + row + off[i] + x0;
-    const double* src = buf + i * chunk_cells;
-    int x = 0;
+// `len` values from `src` to `dst`, consecutive addresses. The run's whole
+// 64-byte lines are written with streaming stores where the processor has
+// them (a lattice the step writes and does not read again is not worth
+// fetching into the caches first: with ordinary stores every line written is
+// read from memory before it is overwritten), the partial lines at its ends,
+// which the row's x faces or the next row share, with ordinary stores: a line
+// written only in part by streaming stores leaves the processor as several
+// partial writes, each far slower than a whole line.
+void store_run(double* dst, const double* src, int len) {
+  int x = 0;
 #if defined(__SSE2__)
-    if ((reinterpret_cast<std::uintptr_t>(dst) & 15) != 0 && len > 0) {
-      dst[0] = src[0];
-      x = 1;
-    }
-    for (; x + 2 <= len; x += 2) _mm_stream_pd(dst + x, _mm_loadu_pd(src + x));
+  constexpr int line = 8;  // doubles in a 64-byte line
+  const int head = int((line - (reinterpret_cast<std::uintptr_t>(dst) / sizeof(double)) % line) % line);
+  if (len >= head + line) {
+    for (; x < head; ++x) dst[x] = src[x];
+    for (; x + line <= len; x += line) {
+#if defined(__AVX__)
+      _mm256_stream_pd(dst + x, _mm256_loadu_pd(src + x));
+      _mm256_stream_pd(dst + x + 4, _mm256_loadu_pd(src + x + 4));
+#else
+      for (int h = 0; h < line; h += 2) _mm_stream_pd(dst + x + h, _mm_loadu_pd(src + x + h));
 #endif
-    for (; x < len; ++x) dst[x] = src[x];
+    }
   }
+#endif
+  for (; x < len; ++x) dst[x] = src[x];
 }
 
 // The cells 1 .. nx - 2 of an open row: fn_push_bounce's arithmetic with
 // every neighbour fluid, so each population goes to x + e_i. The neighbours
-// are fixed offsets from the cell (row_offsets) and consecutive cells' loads
-// consecutive addresses; by chunks of chunk_cells, the post-collision
-// populations go to the thread's row buffer `buf` (direction i of the
-// chunk's cell b at [i * chunk_cells + b]), whose stores are consecutive
-// too, and from there to the lattice (store_chunk). The loop is a vector
-// loop where the compiler can make one (the same values either way).
+// are fixed offsets from the cell (row_offsets), so consecutive cells' loads
+// are consecutive addresses. By chunks of chunk_cells, in vector loops where
+// the compiler can make them: first each cell's moments, force and shifted
+// velocity (fn_push_bounce's sums in its order, no wall among the
+// neighbours), kept in the thread's chunk buffer `buf`; then direction by
+// direction the collision of every cell of the chunk (`relaxed`, the
+// population read again, from the cache), into the buffer's first run, and
+// from there to the run of consecutive cells x + e_i in `out` (store_run). A
+// cell's values are those of fn_push_bounce; split so, neither loop holds
+// more values than the processor has registers.
 void open_row(const Coeffs& coeffs, const Grid& g, const double* __restrict f, double* out,
-              const std::uint8_t* __restrict solid, const double* __restrict psi, long row, const int (&offsets)[Q],
-              double* __restrict buf) {
-  // Copies of what the loop reads besides the lattice: no store to `buf` can change them.
+              const double* __restrict psi, long row, const int (&offsets)[Q], double* __restrict buf) {
+  // Copies of what the loops read besides the lattice: no store to `buf` can change them.
   const Coeffs c = coeffs;
   int off[Q];
   for (int i = 0; i < Q; ++i) off[i] = offsets[i];
   const long stride = g.stride;
+  double* __restrict post = buf;
+  double* __restrict rho = buf + chunk_cells;
+  double* __restrict vx = buf + 2 * chunk_cells;
+  double* __restrict vy = buf + 3 * chunk_cells;
+  double* __restrict vz = buf + 4 * chunk_cells;
+  double* __restrict usq = buf + 5 * chunk_cells;
+  double* __restrict post_o = buf + 6 * chunk_cells;
   for (int x0 = 1; x0 < g.nx - 1; x0 += chunk_cells) {
     const int len = std::min(chunk_cells, g.nx - 1 - x0);
     const long k0 = row + x0;
 #pragma omp simd
     for (int b = 0; b < len; ++b) {
       const long k = k0 + b;
-      int nb[Q];
+      double r = 0, jx = 0, jy = 0, jz = 0;
 #pragma GCC unroll 19
-      for (int i = 0; i < Q; ++i) nb[i] = int(k) + off[i];
-      double fl[Q];
-      collide_recomputed(c, f, stride, solid, psi, k, nb, fl);
+      for (int i = 0; i < Q; ++i) add_moment(i, f[i * stride + k], r, jx, jy, jz);
+      const double inv = 1.0 / r;  // moments()'
+      ForceSums t;
 #pragma GCC unroll 19
-      for (int i = 0; i < Q; ++i) buf[i * chunk_cells + b] = fl[i];
+      for (int i = 1; i < Q; ++i) add_force(i, psi[k + off[i]], false, t);
+      double Fx, Fy, Fz;
+      force_of(c, r, psi[k], t, Fx, Fy, Fz);
+      const Shifted v = shifted_velocity(c, r, jx * inv, jy * inv, jz * inv, Fx, Fy, Fz);
+      rho[b] = r;
+      vx[b] = v.vx;
+      vy[b] = v.vy;
+      vz[b] = v.vz;
+      usq[b] = v.usq;
     }
-    store_chunk(g, buf, out, row, x0, len, off);
+#pragma GCC unroll 19
+    for (int i = 0; i < Q; ++i) {
+      if (opp(i) < i) continue;
+      const int o = opp(i);
+      const double *fi = f + i * stride + k0, *fo = f + o * stride + k0;
+#pragma omp simd
+      for (int b = 0; b < len; ++b) {
+        const Shifted v{vx[b], vy[b], vz[b], usq[b]};
+        post[b] = relaxed(c, i, fi[b], rho[b], v);
+        post_o[b] = relaxed(c, o, fo[b], rho[b], v);
+      }
+      store_run(out + i * stride + k0 + off[i], post, len);
+      if (o != i) store_run(out + o * stride + k0 + off[o], post_o, len);
+    }
   }
 }
 
@@ -177,7 +217,7 @@ void fn_row(const Grid& g, const Coeffs& c, const std::uint8_t* solid, const std
   general(0);
   int off[Q];
   row_offsets(g, y, z, off);
-  open_row(c, g, f, out, solid, psi, row, off, buf);
+  open_row(c, g, f, out, psi, row, off, buf);
   general(g.nx - 1);
 }
 
@@ -208,7 +248,7 @@ void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, c
     const int z0 = int(long(g.nz) * t / threads), z1 = int(long(g.nz) * (t + 1) / threads);
     for (int z = z0; z < z1; z += std::max(1, z1 - 1 - z0))
       for (int y = 0; y < g.ny; ++y) psi_row(g, c, f, solid, psi, y, z);
-    AlignedArray<double> buf(std::size_t(Q * chunk_cells));
+    AlignedArray<double> buf(std::size_t(chunk_runs * chunk_cells));
     // For each plane of the slab, the rows 0 .. next - 1 whose psi is set.
     std::vector<int> next(std::size_t(std::max(0, z1 - z0)), 0);
 #pragma omp barrier
