@@ -23,16 +23,24 @@
 #                         lto       the whole program's device code (and the device runtime)
 #                                   optimised together at the device link (clang -foffload-lto;
 #                                   gcc's offloading always works this way)
+#                         file-lto  each file's device code and the device runtime optimised
+#                                   together as one closed program: device LTO of one file
+#                                   (clang -foffload-lto, then a relocatable device link of
+#                                   each object, OMPREF_DEVICE_LINK), each object carrying
+#                                   its own device image
 #                         per-file  each file's device code compiled alone, linked by nvlink
-#                                   (clang -fno-offload-lto): runtime calls stay calls
+#                                   (clang -fno-offload-lto): the runtime's team state stays
 #                         jit       LLVM IR linked and compiled at first launch (nvptx-jit)
 #                         host      no device code
 #   OMPREF_DEVICE_WORKAROUNDS  the flags given to avoid known compiler defects (likewise)
+#   OMPREF_DEVICE_LINK    file-lto: the relocatable device link of one object, its
+#                         arguments separated by '|' (cmake/compile_step.cmake runs it)
 #
-# OMPREF_DEVICE_CODE (per-file or lto) picks clang's ahead-of-time mode;
-# per-file by default: with clang 22.1.8 the device LTO link of the whole
-# suite spends over 12 minutes of CPU in OpenMPOpt's Attributor (unfinished
-# when stopped; docs/toolchains.md, "Device code"). OMPREF_DEVICE_STRICT_ALIASING=OFF compiles device code with
+# OMPREF_DEVICE_CODE (per-file, file-lto or lto) picks clang's ahead-of-time
+# mode; per-file by default (the CI builds), file-lto in the GPU presets: with
+# clang 22.1.8 the device LTO link of the whole suite spends over 12 minutes of
+# CPU in OpenMPOpt's Attributor (unfinished when stopped), while one file's
+# takes seconds (docs/toolchains.md, "Device code"). OMPREF_DEVICE_STRICT_ALIASING=OFF compiles device code with
 # -fno-strict-aliasing: the workaround for the defect of
 # tests/reproducers/clang22-tbaa-capture-clamp/README.md, said so in the build's description.
 #
@@ -47,13 +55,14 @@ set(OMPREF_CUDA_PATH "/usr/local/cuda" CACHE PATH "CUDA toolkit used by clang fo
 set(OMPREF_LLVM_RT "" CACHE PATH
     "clang >= 21: prefix with the NVPTX device runtime (lib/nvptx64-nvidia-cuda), omp.h and libomp.so (empty: .toolchains/llvm-<major>, built by scripts/setup.sh)")
 
-set(OMPREF_DEVICE_CODE "per-file" CACHE STRING "clang ahead-of-time device code: per-file, or lto (whole program at the device link)")
-set_property(CACHE OMPREF_DEVICE_CODE PROPERTY STRINGS lto per-file)
+set(OMPREF_DEVICE_CODE "per-file" CACHE STRING "clang ahead-of-time device code: per-file, file-lto (device LTO of each file), or lto (whole program at the device link)")
+set_property(CACHE OMPREF_DEVICE_CODE PROPERTY STRINGS lto file-lto per-file)
 option(OMPREF_DEVICE_STRICT_ALIASING "device code may use type-based alias analysis (OFF: -fno-strict-aliasing in device code)" ON)
-if(NOT OMPREF_DEVICE_CODE MATCHES "^(lto|per-file)$")
-  message(FATAL_ERROR "ompref: OMPREF_DEVICE_CODE '${OMPREF_DEVICE_CODE}' (accepted: lto, per-file)")
+if(NOT OMPREF_DEVICE_CODE MATCHES "^(lto|file-lto|per-file)$")
+  message(FATAL_ERROR "ompref: OMPREF_DEVICE_CODE '${OMPREF_DEVICE_CODE}' (accepted: lto, file-lto, per-file)")
 endif()
 set(OMPREF_DEVICE_WORKAROUNDS "")
+set(OMPREF_DEVICE_LINK "")
 
 set(_id "${CMAKE_CXX_COMPILER_ID}")
 set(_mode "${OMPREF_OFFLOAD}")
@@ -132,7 +141,7 @@ elseif(_id STREQUAL "Clang")
       # file, each kernel calls __kmpc_target_init and the static-schedule
       # entry points through nvlink and keeps the runtime's per-team state in
       # shared memory (docs/toolchains.md, "Device code").
-      if(OMPREF_DEVICE_CODE STREQUAL "lto")
+      if(OMPREF_DEVICE_CODE MATCHES "lto")
         list(APPEND OMPREF_OFFLOAD_FLAGS -foffload-lto)
       else()
         list(APPEND OMPREF_OFFLOAD_FLAGS -fno-offload-lto)
@@ -150,6 +159,21 @@ elseif(_id STREQUAL "Clang")
     if(_llvm_rt)
       # The device link's -lompdevice.
       list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
+    endif()
+    if(OMPREF_DEVICE_CODE STREQUAL "file-lto" AND _mode STREQUAL "nvptx")
+      # One object's device link: `clang -r` links the object's device code
+      # (LLVM IR) with the device runtime's and optimises them as one program,
+      # then embeds the image and its registration in the object; the final
+      # link finds no device code left to link.
+      set(_link ${CMAKE_CXX_COMPILER} -fopenmp ${OMPREF_LINK_FLAGS} -Wno-unused-command-line-argument -r)
+      if(NOT _llvm_rt)
+        # clang 19's relocatable link leaves the device runtime out unless named.
+        list(APPEND _link -L${_llvm_lib} -lomptarget.devicertl)
+      endif()
+      string(JOIN "|" OMPREF_DEVICE_LINK ${_link})
+      get_filename_component(_bin_dir "${_bin}" DIRECTORY)
+      find_program(OMPREF_LLVM_OBJCOPY NAMES llvm-objcopy-${_clang_major} llvm-objcopy HINTS "${_bin_dir}" NO_DEFAULT_PATH)
+      find_program(OMPREF_LLVM_OBJCOPY NAMES llvm-objcopy-${_clang_major} llvm-objcopy REQUIRED)
     endif()
   elseif(_mode STREQUAL "x86_64")
     # The virtual device (the virtual-device preset): device code compiled for

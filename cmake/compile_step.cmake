@@ -8,8 +8,18 @@
 # compiler's whole output. Every other source is compiled as it is, and its
 # failure fails the build.
 #
-#   cmake -DSTEPS_FILE=<file> -DLEFT_OUT=<dir> -DROOT=<source dir> -DTIMEOUT=<s> -P compile_step.cmake -- <command>
+#   cmake -DSTEPS_FILE=<file> -DLEFT_OUT=<dir> -DROOT=<source dir> -DTIMEOUT=<s>
+#         [-DDEVICE_LINK=<command, '|' between arguments>] -P compile_step.cmake -- <command>
 # STEPS_FILE: the optional sources' absolute paths, one a line (CMakeLists.txt).
+# DEVICE_LINK (the file-lto device-code mode, cmake/OffloadFlags.cmake): the
+# compiler writes <object>.tu.o, and DEVICE_LINK <object>.tu.o -o <object>
+# links that file's device code with the device runtime into the object's own
+# device image (a relocatable offload link); its failure is the file's failure.
+# DEVICE_OBJCOPY (with DEVICE_LINK): llvm-objcopy, which then marks the image's
+# section as plain data, so that the program's link, which extracts every
+# section of the offloading type, does not take the linked image for device
+# code to link again (clang 22's nvlink wrapper stops: "Unsupported file type");
+# the image stays where the object's registration points.
 cmake_minimum_required(VERSION 3.25)
 include(${CMAKE_CURRENT_LIST_DIR}/step_variants.cmake)
 
@@ -43,9 +53,27 @@ foreach(_i RANGE 0 ${_n_last})
   endif()
 endforeach()
 
+# With DEVICE_LINK: the compile writes <object>.tu.o, the device link <object>.
+set(_link_cmd "")
+if(DEVICE_LINK AND NOT _object STREQUAL "" AND NOT _source MATCHES "\\.cu$")
+  string(REPLACE "|" ";" _link_cmd "${DEVICE_LINK}")
+  list(APPEND _link_cmd "${_object}.tu.o" -o "${_object}")
+  set(_mark_cmd "${DEVICE_OBJCOPY}" --set-section-type=.llvm.offloading.relocatable=1 "${_object}")
+  list(FIND _cmd "-o" _at)
+  math(EXPR _at "${_at} + 1")
+  list(REMOVE_AT _cmd ${_at})
+  list(INSERT _cmd ${_at} "${_object}.tu.o")
+endif()
+
 file(STRINGS "${STEPS_FILE}" _steps)
 if(NOT _source IN_LIST _steps OR _object STREQUAL "")
   execute_process(COMMAND ${_cmd} RESULT_VARIABLE _rc)
+  if(_rc EQUAL 0 AND _link_cmd)
+    execute_process(COMMAND ${_link_cmd} RESULT_VARIABLE _rc)
+    if(_rc EQUAL 0)
+      execute_process(COMMAND ${_mark_cmd} RESULT_VARIABLE _rc)
+    endif()
+  endif()
   if(NOT _rc EQUAL 0)
     message(FATAL_ERROR "")  # the compiler has said why
   endif()
@@ -56,6 +84,15 @@ file(RELATIVE_PATH _file "${ROOT}" "${_source}")
 string(REPLACE "/" "_" _record_name "${_file}")
 set(_record "${LEFT_OUT}/${_record_name}.txt")
 execute_process(COMMAND ${_cmd} RESULT_VARIABLE _rc OUTPUT_VARIABLE _out ERROR_VARIABLE _out TIMEOUT ${TIMEOUT})
+if(_rc EQUAL 0 AND _link_cmd)
+  execute_process(COMMAND ${_link_cmd} RESULT_VARIABLE _rc OUTPUT_VARIABLE _link_out ERROR_VARIABLE _link_out
+                  TIMEOUT ${TIMEOUT})
+  if(_rc EQUAL 0)
+    execute_process(COMMAND ${_mark_cmd} RESULT_VARIABLE _rc OUTPUT_VARIABLE _mark_out ERROR_VARIABLE _mark_out)
+    string(APPEND _link_out "${_mark_out}")
+  endif()
+  string(APPEND _out "${_link_out}")
+endif()
 if(NOT _out STREQUAL "")
   message(NOTICE "${_out}")
 endif()
@@ -121,6 +158,8 @@ set(_placeholder_cmd "")
 foreach(_arg IN LISTS _cmd)
   if(_arg STREQUAL _source)
     list(APPEND _placeholder_cmd "${_placeholder}")
+  elseif(_arg STREQUAL "${_object}.tu.o")
+    list(APPEND _placeholder_cmd "${_object}")  # registrations only: no device code to link
   else()
     list(APPEND _placeholder_cmd "${_arg}")
   endif()

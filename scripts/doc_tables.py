@@ -33,11 +33,11 @@ import tempfile
 from pathlib import Path
 
 # The measurement the pages show: `ompref run all` of the default GPU build
-# (`gpu-aot-safe`: clang-22 ahead of time, per-file device code, the
+# (`gpu-aot-safe`: clang-22 ahead of time, file-lto device code, the
 # -fno-strict-aliasing workaround) on one H200 (README.md beside it says how
 # it ran). Replace it with a newer run-all result file of a GPU
 # build to refresh every table.
-RESULT = "results/h200/toolchains/verdicts-951c1bb/gpu-aot-safe-all.json"
+RESULT = "results/h200/toolchains/device-code-ebbd4aa/file-lto-all.json"
 BEGIN, END = "<!-- table:begin -->", "<!-- table:end -->"
 PAIR_FOLDERS = ("src/omp_host/", "src/omp_target/")
 

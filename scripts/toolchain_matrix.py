@@ -12,16 +12,20 @@ fraction of the ceiling measured by the same process. Runs present for one
 build only show "-" for the others. Below the table, each build's target
 variants against the first build's: the geometric mean of the speed ratios
 over the target runs valid on a device in both, and whether the two builds
-compile device code on equal terms (both whole-program: JIT, device LTO, or
-gcc's link-time offload compile) or not (one per file). Exit status 2 with
+compile device code on equal terms (both optimise each kernel together with
+the device runtime as one closed program: JIT, device LTO, device LTO of each
+file, or gcc's link-time offload compile) or not (one per file, where the
+runtime's team state stays in every kernel). Exit status 2 with
 one line for an unreadable file."""
 import json
 import math
 import sys
 
-# Device-code modes that optimise the whole program's device code (with the
-# device runtime) together; "per-file" compiles each file's device code alone.
-WHOLE_PROGRAM = {"lto", "jit"}
+# Device-code modes that optimise each kernel together with the device runtime
+# as one closed program (the whole program's device code: lto, jit; each
+# file's: file-lto); "per-file" compiles each file's device code alone and
+# leaves the runtime's team state in every kernel (docs/toolchains.md).
+CLOSED_PROGRAM = {"lto", "jit", "file-lto"}
 
 
 def load(path):
@@ -107,7 +111,7 @@ def main(paths):
                   and all(r.get("valid") and on_device(r) and r["time_s"]["median"] > 0
                           for r in (runs[base], runs[c]))]
         ratio = f"{math.exp(sum(ratios) / len(ratios)):.3f}" if ratios else "-"
-        equal = modes[base] in WHOLE_PROGRAM and modes[c] in WHOLE_PROGRAM or modes[base] == modes[c]
+        equal = modes[base] in CLOSED_PROGRAM and modes[c] in CLOSED_PROGRAM or modes[base] == modes[c]
         terms = ("equal terms" if equal else "NOT equal terms") + f" ({modes[base]} vs {modes[c]})"
         print(f"| {c} | {len(ratios)} | {ratio} | {terms} |")
 

@@ -7,9 +7,15 @@
 # globals that only the whole program could prove unused (IsSPMDMode, the
 # variable-sharing space, the data-transfer storage; about 700 bytes a team),
 # kept, initialised and synchronised by every team. With device LTO the
-# runtime is optimised with the program and none is left. Fails when LTO
-# leaves runtime shared state or a runtime call, or when per file has none
-# (then the build's default mode needs a fresh look).
+# runtime is optimised with the program and none is left. file-lto (the GPU
+# presets' mode) compiles the file for device LTO, links its device code alone
+# with `clang -r` (a relocatable device link: the file and the runtime as one
+# program), marks the image's section as plain data as cmake/compile_step.cmake
+# does, and links the program from that object: its kernel must keep no
+# runtime state either, and the program's link must not take the image for
+# device code again. Fails when LTO or file-lto leaves runtime shared state or
+# a runtime call, when the file-lto program does not link, or when per file
+# has none (then the build's default mode needs a fresh look).
 #   device_code_check.sh CLANG RT_PREFIX CUDA_PATH SOURCE
 # Exit 77 (skipped) without CLANG.
 set -eu
@@ -30,14 +36,25 @@ for mode in per-file lto; do
   (cd "$work/$mode" && $clang $flags $lto -save-temps "$src" -o copy 2>/dev/null) ||
     { echo "$mode: $clang could not build $src"; exit 1; }
 done
+mkdir "$work/file-lto"
+objcopy=$(dirname "$(readlink -f "$(command -v "$clang")")")/llvm-objcopy
+(cd "$work/file-lto" && $clang $flags -foffload-lto -c "$src" -o copy.tu.o 2>/dev/null &&
+   $clang $flags -foffload-lto -r -save-temps copy.tu.o -o copy.o 2>/dev/null &&
+   "$objcopy" --set-section-type=.llvm.offloading.relocatable=1 copy.o &&
+   $clang $flags -foffload-lto copy.o -o copy 2>/dev/null) ||
+  { echo "file-lto: $clang could not compile, link the device code of, or link the program from $src"; exit 1; }
 # The kernel's PTX: per file the compile's own .s, with LTO the device link's.
 perfile=$(ls "$work"/per-file/*openmp-nvptx64*.s)
 lto=$(ls "$work"/lto/*.nvptx64.sm_90.s)
+filelto=$(ls "$work"/file-lto/copy.o.nvptx64.sm_90.s)
 shared() { grep -E '^[[:space:]]*(\.weak[[:space:]]+)?\.shared' "$1" | sed 's/[[:space:]]*\[.*//; s/.* //' | tr '\n' ' '; }
 calls() { grep -o 'call[^;]*__kmpc_[a-z_0-9]*' "$1" | grep -o '__kmpc_[a-z_0-9]*' | sort -u | tr '\n' ' '; }
 echo "per-file: shared memory declared: $(shared "$perfile")| runtime calls: $(calls "$perfile")"
 echo "lto:      shared memory declared: $(shared "$lto")| runtime calls: $(calls "$lto")"
+echo "file-lto: shared memory declared: $(shared "$filelto")| runtime calls: $(calls "$filelto")"
 [ -n "$(shared "$perfile")" ] || { echo "per-file device code keeps no runtime state: recheck the default mode"; exit 1; }
 [ -z "$(shared "$lto")" ] || { echo "device LTO left the runtime's shared state in the kernel"; exit 1; }
 [ -z "$(calls "$lto")" ] || { echo "device LTO left runtime calls in the kernel"; exit 1; }
+[ -z "$(shared "$filelto")" ] || { echo "file-lto left the runtime's shared state in the kernel"; exit 1; }
+[ -z "$(calls "$filelto")" ] || { echo "file-lto left runtime calls in the kernel"; exit 1; }
 echo ok

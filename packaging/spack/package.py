@@ -44,11 +44,16 @@ class Ompref(CMakePackage):
         "offload-22": "%clang@22 offload=nvptx offload_arch=sm_90 native=off",
         "gpu": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda",
         "gpu-mpi": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda mpi=on",
-        "gpu-aot": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda",
+        "gpu-aot": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
+        "device_code=file-lto",
         "gpu-aot-lto": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
         "device_code=lto",
         "gpu-aot-safe": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
-        "~strict_aliasing",
+        "device_code=file-lto ~strict_aliasing",
+        "gpu-aot-per-file": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
+        "device_code=per-file ~strict_aliasing",
+        "gpu-aot-19": "%clang@19 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
+        "device_code=file-lto ~strict_aliasing",
         "gcc-offload": "%gcc@12 offload=nvptx host_arch=x86-64-v3 ~tests",
     }
 
@@ -82,9 +87,10 @@ class Ompref(CMakePackage):
     variant(
         "device_code",
         default="per-file",
-        values=("lto", "per-file"),
+        values=("lto", "file-lto", "per-file"),
         multi=False,
-        description="clang ahead-of-time device code: per file, or whole program at the device link",
+        description="clang ahead-of-time device code: per file, each file with the device runtime (file-lto), "
+        "or whole program at the device link",
     )
     variant(
         "strict_aliasing",
