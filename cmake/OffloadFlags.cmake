@@ -31,6 +31,9 @@
 #                         per-file  each file's device code compiled alone, linked by nvlink
 #                                   (clang -fno-offload-lto): the runtime's team state stays
 #                         jit       LLVM IR linked and compiled at first launch (nvptx-jit)
+#                         file-jit  nvptx-jit with OMPREF_DEVICE_CODE=file-lto: each file's IR
+#                                   linked with the runtime's into its own image at build time,
+#                                   each image compiled alone at run time
 #                         host      no device code
 #   OMPREF_DEVICE_WORKAROUNDS  the flags given to avoid known compiler defects (likewise)
 #   OMPREF_DEVICE_LINK    file-lto: the relocatable device link of one object, its
@@ -160,11 +163,19 @@ elseif(_id STREQUAL "Clang")
       # The device link's -lompdevice.
       list(APPEND OMPREF_LINK_FLAGS -Xoffload-linker -L${_llvm_rt}/lib/nvptx64-nvidia-cuda)
     endif()
-    if(OMPREF_DEVICE_CODE STREQUAL "file-lto" AND _mode STREQUAL "nvptx")
+    if(OMPREF_DEVICE_CODE STREQUAL "file-lto" AND _mode STREQUAL "nvptx-jit")
+      # Each object's LLVM IR linked with the device runtime's into an image
+      # of its own, which the JIT compiles alone: the whole suite's IR at
+      # once keeps clang 19's OpenMPOpt (its Attributor) busy for many
+      # minutes at the first target region (docs/toolchains.md).
+      set(OMPREF_DEVICE_CODE_MODE file-jit)
+    endif()
+    if(OMPREF_DEVICE_CODE STREQUAL "file-lto")
       # One object's device link: `clang -r` links the object's device code
-      # (LLVM IR) with the device runtime's and optimises them as one program,
-      # then embeds the image and its registration in the object; the final
-      # link finds no device code left to link.
+      # (LLVM IR) with the device runtime's and optimises them as one program
+      # (or, JIT, keeps the linked IR for the run-time compile), then embeds
+      # the image and its registration in the object; the final link finds no
+      # device code left to link.
       set(_link ${CMAKE_CXX_COMPILER} -fopenmp ${OMPREF_LINK_FLAGS} -Wno-unused-command-line-argument -r)
       if(NOT _llvm_rt)
         # clang 19's relocatable link leaves the device runtime out unless named.

@@ -16,7 +16,7 @@
 # Options (anywhere before `--`):
 #   --preset NAME   build and run the preset NAME instead (host, host-mpi, sanitize,
 #                   offload, offload-22, gpu, gpu-mpi, gpu-aot, gpu-aot-safe,
-#                   gpu-aot-per-file, gpu-aot-19, gpu-aot-lto, gcc-offload; also OMPREF_PRESET=NAME).
+#                   gpu-aot-per-file, gpu-aot-lto, gcc-offload; also OMPREF_PRESET=NAME).
 #                   The MPI presets run as a single rank here (docs/mpi.md for mpirun)
 #   --no-setup      do not run scripts/setup.sh (also OMPREF_SKIP_SETUP=1); otherwise it
 #                   installs what the preset needs, only what is missing (apt-get, as
@@ -48,8 +48,8 @@ if [ -z "$preset" ]; then
   if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q GPU; then preset=gpu-aot-safe; fi
 fi
 case "$preset" in
-  host|host-mpi|sanitize|offload|offload-22|gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-per-file|gpu-aot-19|gpu-aot-lto|gcc-offload) ;;
-  *) echo "run-suite.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, offload-22, gpu, gpu-mpi, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-19, gpu-aot-lto, gcc-offload)" >&2
+  host|host-mpi|sanitize|offload|offload-22|gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-per-file|gpu-aot-lto|gcc-offload) ;;
+  *) echo "run-suite.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, offload, offload-22, gpu, gpu-mpi, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-lto, gcc-offload)" >&2
      exit 2 ;;
 esac
 if [ "$setup" = 1 ]; then
@@ -57,7 +57,7 @@ if [ "$setup" = 1 ]; then
 fi
 configure=()
 case "$preset" in
-  gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-per-file|gpu-aot-19|gpu-aot-lto)
+  gpu|gpu-mpi|gpu-aot|gpu-aot-safe|gpu-aot-per-file|gpu-aot-lto)
     # The preset asks for the CUDA twins (OMPREF_NATIVE=cuda), which need nvcc.
     if ! command -v nvcc >/dev/null 2>&1 && [ ! -x "${OMPREF_CUDA_PATH:-/usr/local/cuda}/bin/nvcc" ]; then
       echo "run-suite.sh: no nvcc: building $preset without the CUDA twins (OMPREF_NATIVE=off)" >&2

@@ -11,7 +11,7 @@
 #                                   scripts/gpu-bundle.sh)
 #   scripts/setup.sh --preset NAME  only what configuring and building the CMake preset NAME needs
 #                                   (host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload,
-#                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-19, gpu-aot-lto, race,
+#                                   offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-lto, race,
 #                                   amd-compile, amd-compile-gcc;
 #                                   scripts/run-suite.sh uses it). The CUDA
 #                                   toolkit (nvcc) of the gpu presets' native twins is not a Debian
@@ -111,12 +111,11 @@ case "$preset" in
   gpu-mpi)     needs+=("${clang[@]}" "${libllvm[@]}" "${bench[@]}" "${mpi[@]}" "${report[@]}") ;;
   gcc-offload) needs+=("${gcc_nvptx[@]}" "${bench[@]}" "${report[@]}") ;;
   offload-22)  llvm_rt=1; needs+=("${clang22[@]}" "${tests[@]}" "${bench[@]}" "${report[@]}") ;;
-  gpu-aot-19)  needs+=("${clang[@]}" "${bench[@]}" "${report[@]}") ;;
   gpu-aot|gpu-aot-safe|gpu-aot-per-file|gpu-aot-lto) llvm_rt=1; needs+=("${clang22[@]}" "${bench[@]}" "${report[@]}") ;;
   race)        needs+=("${clang[@]}" "${race[@]}") ;;
   amd-compile) needs+=("${clang[@]}" "${amd_clang[@]}" "python3|command -v python3") ;;
   amd-compile-gcc) needs+=("${amd_gcc[@]}" "python3|command -v python3") ;;
-  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-19, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
+  *) echo "setup.sh: unknown preset '$preset' (accepted: host, host-mpi, sanitize, virtual-device, offload, gpu, gpu-mpi, gcc-offload, offload-22, gpu-aot, gpu-aot-safe, gpu-aot-per-file, gpu-aot-lto, race, amd-compile, amd-compile-gcc)" >&2
      exit 2 ;;
 esac
 if [ "$gpu" = 1 ]; then

@@ -54,7 +54,7 @@ left() { echo $(( limit - SECONDS )); }
 files=()
 for preset in ${BUILDS:-gpu-aot-safe gpu-aot gpu gpu-aot-lto gcc-offload}; do
   case $preset in
-    gpu|gpu-mpi|gpu-aot-19) wrap=with_clang19_rt info=16 ;;
+    gpu|gpu-mpi) wrap=with_clang19_rt info=16 ;;
     gcc-offload) wrap=with_gcc12_rt info= ;;
     *) wrap=with_clang22_rt info=16 ;;
   esac

@@ -23,9 +23,9 @@ import sys
 
 # Device-code modes that optimise each kernel together with the device runtime
 # as one closed program (the whole program's device code: lto, jit; each
-# file's: file-lto); "per-file" compiles each file's device code alone and
+# file's: file-lto, file-jit); "per-file" compiles each file's device code alone and
 # leaves the runtime's team state in every kernel (docs/toolchains.md).
-CLOSED_PROGRAM = {"lto", "jit", "file-lto"}
+CLOSED_PROGRAM = {"lto", "jit", "file-lto", "file-jit"}
 
 
 def load(path):

@@ -52,8 +52,6 @@ class Ompref(CMakePackage):
         "device_code=file-lto ~strict_aliasing",
         "gpu-aot-per-file": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
         "device_code=per-file ~strict_aliasing",
-        "gpu-aot-19": "%clang@19 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
-        "device_code=file-lto ~strict_aliasing",
         "gcc-offload": "%gcc@12 offload=nvptx host_arch=x86-64-v3 ~tests",
     }
 
