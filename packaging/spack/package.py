@@ -42,8 +42,9 @@ class Ompref(CMakePackage):
         "virtual-device": "%clang@19 offload=x86_64 native=off ~bench",
         "offload": "%clang@19 offload=nvptx offload_arch=sm_90 native=off",
         "offload-22": "%clang@22 offload=nvptx offload_arch=sm_90 native=off",
-        "gpu": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda",
-        "gpu-mpi": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda mpi=on",
+        "gpu": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda device_code=file-lto",
+        "gpu-mpi": "%clang@19 offload=nvptx-jit offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda mpi=on "
+        "device_code=file-lto",
         "gpu-aot": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
         "device_code=file-lto",
         "gpu-aot-lto": "%clang@22 offload=nvptx offload_arch=sm_90 host_arch=x86-64-v3 ~tests native=cuda "
