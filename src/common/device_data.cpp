@@ -4,18 +4,18 @@
 
 namespace ompref {
 
-void DeviceData::enter([[maybe_unused]] int device) const {
+void DeviceData::enter(int device) const {
   for (const Array& a : arrays_) {
-    [[maybe_unused]] char* p = a.data;
-    [[maybe_unused]] const std::int64_t n = a.bytes;
+    char* p = a.data;
+    const std::int64_t n = a.bytes;
 #pragma omp target enter data device(device) map(to : p[0:n])
   }
 }
 
-void DeviceData::exit([[maybe_unused]] int device) const {
+void DeviceData::exit(int device) const {
   for (const Array& a : arrays_) {
-    [[maybe_unused]] char* p = a.data;
-    [[maybe_unused]] const std::int64_t n = a.bytes;
+    char* p = a.data;
+    const std::int64_t n = a.bytes;
     if (a.out) {
 #pragma omp target exit data device(device) map(from : p[0:n])
     } else {

@@ -113,10 +113,10 @@ void target_inplace(LbmInstance& s, RunContext& ctx) {
   // error, but g++-12 rejects it). In this suite the runner has already
   // entered the same arrays (device_data_in_place() of lbm.cpp, before the clock starts),
   // so this `enter data` counts one more reference and moves nothing.
-  [[maybe_unused]] const long lattice = Q * s.grid.stride, cells = s.grid.stride;
-  [[maybe_unused]] double* f = s.current();
-  [[maybe_unused]] double* psi = s.psi.data();
-  [[maybe_unused]] const std::uint8_t* solid = s.solid.data();
+  const long lattice = Q * s.grid.stride, cells = s.grid.stride;
+  double* f = s.current();
+  double* psi = s.psi.data();
+  const std::uint8_t* solid = s.solid.data();
   const int dev = ctx.device;
 #pragma omp target enter data device(dev) map(to : f[0:lattice], solid[0:cells], psi[0:cells])
   for (int step = 0; step < s.p.steps; ++step) {
