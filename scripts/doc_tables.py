@@ -15,7 +15,11 @@ Under the table: the device, build and commit of the file.
     doc_tables.py OMPREF SOURCE_DIR [--json RESULT]     rewrite the tables in SOURCE_DIR/docs
     doc_tables.py OMPREF SOURCE_DIR --check [--json RESULT]
                                                          write them into a temporary copy of the
-                                                         pages; exit 1, with a diff, where one differs
+                                                         pages; exit 1, with a diff, where one differs,
+                                                         or where a step slower than the one it
+                                                         follows (below 1.00x) is not named in its
+                                                         page's "Where a step is slower than the
+                                                         one before" section
 RESULT is relative to SOURCE_DIR unless absolute; its default is RESULT below.
 A build that left a step out (a compiler that rejects its file) cannot give
 the tables: --check then exits 77 (skipped), a rewrite 2.
@@ -182,6 +186,31 @@ def rewrite(page, text_of_table):
     return f"{head}{BEGIN}\n{text_of_table}\n{END}{tail}"
 
 
+SLOWER_HEADING = "### Where a step is slower than the one before"
+
+
+def unexplained_slower_steps(text):
+    """The steps of a page's table slower than the step they follow (below
+    1.00x) whose name the page's SLOWER_HEADING section does not give."""
+    begin, end = text.find("<!-- table:begin -->"), text.find("<!-- table:end -->")
+    slower = []
+    for line in text[begin:end].splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 5 and cells[1].startswith("`") and cells[5].endswith("x"):
+            try:
+                if float(cells[5][:-1]) < 1.0:
+                    slower.append(cells[1].strip("`"))
+            except ValueError:
+                pass
+    at = text.find(SLOWER_HEADING)
+    section = ""
+    if at >= 0:
+        rest = text[at + len(SLOWER_HEADING):]
+        stop = min([i for i in (rest.find("\n## "), rest.find("\n### ")) if i >= 0], default=len(rest))
+        section = rest[:stop]
+    return [name for name in slower if f"`{name}`" not in section]
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("ompref")
@@ -223,7 +252,14 @@ def main():
                     old, new, str(page), f"{page} as {name} and the registrations give it", lineterm=""))
     print(f"doc_tables.py: {len(pages) - stale} tables current, {stale} stale "
           f"(regenerate: scripts/doc_tables.py OMPREF . --json {name})")
-    return 1 if stale else 0
+    # A step slower than the one it follows needs its measured reason on its page.
+    unexplained = 0
+    for page, text in pages.items():
+        for step in unexplained_slower_steps(text):
+            unexplained += 1
+            print(f"doc_tables.py: {page.name}: `{step}` is slower than the step it follows and "
+                  f"\"{SLOWER_HEADING[4:]}\" does not name it")
+    return 1 if stale or unexplained else 0
 
 
 if __name__ == "__main__":
