@@ -2,13 +2,42 @@
 // of the kernels library), since `target enter/exit data` are device constructs.
 #include "common/device_data.hpp"
 
+#include <cstdint>
+
 namespace ompref {
+
+namespace {
+
+// Every byte of the device copy of p[0:n] (present) set to 0xFF, eight at a
+// time where they are 8-byte aligned.
+void poison_on_device(char* p, std::int64_t n, int device) {
+  const std::int64_t head = std::int64_t((8 - reinterpret_cast<std::uintptr_t>(p) % 8) % 8);
+  const std::int64_t lead = head < n ? head : n;
+  const std::int64_t words = (n - lead) / 8;
+  std::uint64_t* w = reinterpret_cast<std::uint64_t*>(p + lead);
+#pragma omp target teams distribute parallel for device(device) map(alloc : w[0:words])
+  for (std::int64_t i = 0; i < words; ++i) w[i] = ~std::uint64_t(0);
+  const std::int64_t tail_at = lead + 8 * words;
+  if (lead == 0 && tail_at == n) return;
+#pragma omp target device(device) map(alloc : p[0:n])
+  {
+    for (std::int64_t i = 0; i < lead; ++i) p[i] = char(0xFF);
+    for (std::int64_t i = tail_at; i < n; ++i) p[i] = char(0xFF);
+  }
+}
+
+}  // namespace
 
 void DeviceData::enter(int device) const {
   for (const Array& a : arrays_) {
     char* p = a.data;
     const std::int64_t n = a.bytes;
+    if (a.scratch) {
+#pragma omp target enter data device(device) map(alloc : p[0:n])
+      poison_on_device(p, n, device);
+    } else {
 #pragma omp target enter data device(device) map(to : p[0:n])
+    }
   }
 }
 

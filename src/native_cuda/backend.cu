@@ -69,6 +69,7 @@ void synchronize(int device) {
 
 // Every declared array to the device, outputs too: the instance's reset()
 // poisoned them (NaN), so an element a kernel fails to write comes back NaN.
+// Scratch arrays are poisoned on the device instead (every byte 0xFF).
 void enter_data(const DeviceData& data, int device) {
   select(device);
   for (const DeviceData::Array& array : data.arrays()) {
@@ -86,8 +87,11 @@ void enter_data(const DeviceData& data, int device) {
     const cudaError_t status = cudaMalloc(&copy.device, std::size_t(array.bytes));
     if (status != cudaSuccess) copies().erase(it);
     check(status, fmt::format("cudaMalloc of {} bytes on device {}", array.bytes, device));
-    check(cudaMemcpy(copy.device, array.data, std::size_t(array.bytes), cudaMemcpyHostToDevice),
-          "cudaMemcpy to the device");
+    if (array.scratch)
+      check(cudaMemset(copy.device, 0xFF, std::size_t(array.bytes)), "cudaMemset of a scratch array");
+    else
+      check(cudaMemcpy(copy.device, array.data, std::size_t(array.bytes), cudaMemcpyHostToDevice),
+            "cudaMemcpy to the device");
   }
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize after the copies to the device");
 }

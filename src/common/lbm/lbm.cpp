@@ -97,14 +97,14 @@ double host_bytes_needed(const Params& p) {
   return several_ranks() ? slab_host_bytes(p, largest_slab(p)) * rank_place().local_count : whole_host_bytes(p);
 }
 
-// Where target variants run on a device, the runner copies both lattices and
-// the fields to it before each variant and the current lattice back after
-// (src/omp_target/lbm.cpp's device_data): at the paper size 20 GB in and 10
-// GB out per variant, at the link's rate from page-locked memory
-// (common/host_memory.cpp; pageable where no device can lock pages). Locking
-// the pages is paid once, when the instance is made, before any timing, and
-// saved on the copies of every target and native variant run on the instance
-// (a run of every variant moves those 30 GB about ten times).
+// Where target variants run on a device, the runner copies the current
+// lattice to it before each variant and back after (src/omp_target/lbm.cpp's
+// device_data; the next lattice and the fields are poisoned there, not
+// copied): at the paper size 10 GB each way per variant, at the link's rate
+// from page-locked memory (common/host_memory.cpp; pageable where no device
+// can lock pages). Locking the pages is paid once, when the instance is made,
+// before any timing, for the lattice the copies use (reset() makes lat[0]
+// current); the other arrays stay pageable.
 FieldArray::FieldArray(std::size_t count, bool page_locked) : count_(count) {
   if (count == 0) return;
   const Memory memory = page_locked ? Memory::page_locked : Memory::pageable;
@@ -142,8 +142,8 @@ LbmInstance::LbmInstance(const Params& params, bool for_device, const MemoryLimi
 void LbmInstance::allocate() {
   const std::size_t s = std::size_t(grid.stride);
   lat[0] = FieldArray(s * Q, for_device_);
-  lat[1] = FieldArray(s * Q, for_device_);
-  for (FieldArray* field : {&rho, &ux, &uy, &uz, &psi}) *field = FieldArray(s, for_device_);
+  lat[1] = FieldArray(s * Q, false);
+  for (FieldArray* field : {&rho, &ux, &uy, &uz, &psi}) *field = FieldArray(s, false);
   solid = AlignedArray<std::uint8_t>(s);
 }
 
