@@ -273,17 +273,19 @@ std::string junit_run(const RunResult& r, bool device_required) {
   return junit_case(r, out);
 }
 
-}  // namespace
+// One <testsuite>: a workload's runs (or "build": the files that did not
+// compile) and its totals.
+struct Suite {
+  std::string name, cases;
+  std::set<std::string> places, sizes;
+  int tests = 0, failures = 0, skipped = 0;
+  double time = 0;
+};
 
-std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out, bool device_required) {
-  // One <testsuite> per workload, in the order they ran; a file that did
-  // not compile without a registration goes to the suite "build".
-  struct Suite {
-    std::string name, cases;
-    std::set<std::string> places, sizes;
-    int tests = 0, failures = 0, skipped = 0;
-    double time = 0;
-  };
+// One suite per workload, in the order they ran; a file that did not
+// compile without a registration goes to the suite "build".
+std::vector<Suite> junit_suites(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out,
+                                bool device_required) {
   std::vector<Suite> suites;
   auto suite = [&](const std::string& name) -> Suite& {
     for (Suite& s : suites)
@@ -312,6 +314,31 @@ std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<Left
     ++s.tests;
     ++s.failures;
   }
+  return suites;
+}
+
+// A suite's <testsuite> element: its properties, then its cases.
+std::string junit_suite(const Suite& s, const std::vector<std::string>& devices) {
+  std::string out = fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
+                                "time=\"{:.6f}\">\n    <properties>\n",
+                                xml_escaped(s.name), s.tests, s.failures, s.skipped, s.time);
+  const std::pair<const char*, std::string> properties[] = {
+      {"compiler", compiler_description()},
+      {"offload", offload_description()},
+      {"device", devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "))},
+      {"ran_on", fmt::format("{}", fmt::join(s.places, ", "))},
+      {"size", fmt::format("{}", fmt::join(s.sizes, ", "))},
+      {"version", OMPREF_VERSION},
+      {"git_commit", provenance().value("git_commit", std::string())}};
+  for (const auto& [name, value] : properties)
+    out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escaped(value));
+  return out + "    </properties>\n" + s.cases + "  </testsuite>\n";
+}
+
+}  // namespace
+
+std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<LeftOut>& left_out, bool device_required) {
+  const std::vector<Suite> suites = junit_suites(runs, left_out, device_required);
   int tests = 0, failures = 0, skipped = 0;
   double total = 0;
   for (const Suite& s : suites) {
@@ -325,22 +352,7 @@ std::string junit_xml(const std::vector<RunResult>& runs, const std::vector<Left
   std::string out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out += fmt::format("<testsuites name=\"ompref\" tests=\"{}\" failures=\"{}\" skipped=\"{}\" time=\"{:.6f}\">\n",
                      tests, failures, skipped, total);
-  for (const Suite& s : suites) {
-    out += fmt::format("  <testsuite name=\"{}\" tests=\"{}\" failures=\"{}\" errors=\"0\" skipped=\"{}\" "
-                       "time=\"{:.6f}\">\n    <properties>\n",
-                       xml_escaped(s.name), s.tests, s.failures, s.skipped, s.time);
-    const std::pair<const char*, std::string> properties[] = {
-        {"compiler", compiler_description()},
-        {"offload", offload_description()},
-        {"device", devices.empty() ? std::string("none") : fmt::format("{}", fmt::join(devices, ", "))},
-        {"ran_on", fmt::format("{}", fmt::join(s.places, ", "))},
-        {"size", fmt::format("{}", fmt::join(s.sizes, ", "))},
-        {"version", OMPREF_VERSION},
-        {"git_commit", provenance().value("git_commit", std::string())}};
-    for (const auto& [name, value] : properties)
-      out += fmt::format("      <property name=\"{}\" value=\"{}\"/>\n", name, xml_escaped(value));
-    out += "    </properties>\n" + s.cases + "  </testsuite>\n";
-  }
+  for (const Suite& s : suites) out += junit_suite(s, devices);
   out += "</testsuites>\n";
   return out;
 }

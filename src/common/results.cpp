@@ -357,6 +357,66 @@ const std::vector<std::string>& csv_phase_columns() {
   return names;
 }
 
+namespace {
+
+// A CSV field in double quotes, its quotes doubled.
+std::string csv_quoted(const std::string& s) {
+  std::string q = "\"";
+  for (char c : valid_utf8(s)) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+// A run's phase columns: GB/s per named phase (csv_phase_columns), then
+// other_phases_GBps.
+std::string csv_phase_cells(const RunResult& r) {
+  const std::vector<std::string>& phase_names = csv_phase_columns();
+  std::string cells;
+  for (const std::string& name : phase_names) {
+    const auto p = std::find_if(r.phases.begin(), r.phases.end(), [&](const PhaseResult& q) { return q.name == name; });
+    cells += p == r.phases.end() ? std::string(",") : fmt::format(",{:.9g}", p->gbps);
+  }
+  std::vector<std::string> others;
+  for (const PhaseResult& p : r.phases)
+    if (std::find(phase_names.begin(), phase_names.end(), p.name) == phase_names.end())
+      others.push_back(fmt::format("{}={:.9g}", p.name, p.gbps));
+  return cells + fmt::format(",{}", fmt::join(others, " "));
+}
+
+// A run's rank columns: ranks, decomposition, rank_median_min_s, rank_median_max_s.
+std::string csv_rank_cells(const RunResult& r) {
+  if (r.ranks.is_null()) return ",1,,,";
+  const nlohmann::json& m = r.ranks["median_time_s_over_ranks"];
+  return fmt::format(",{},{},{:.9g},{:.9g}", r.ranks["count"].get<int>(), r.ranks["decomposition"].get<std::string>(),
+                     m["min"].get<double>(), m["max"].get<double>());
+}
+
+// Provenance columns, the same on every row, so that two CSV files (or
+// rows pasted together) can be told apart: their names are appended to
+// `header`; returns the cells that end every row.
+std::string csv_provenance_cells(std::string& header) {
+  const nlohmann::json p = provenance();
+  const char* provenance_columns[] = {"git_describe", "git_commit",    "build_type", "compile_flags",
+                                      "link_flags",   "compiler",      "openmp_runtime", "offload",
+                                      "device_wait",  "hostname",      "date",       "command_line"};
+  std::string tail;
+  for (const char* key : provenance_columns) {
+    header += fmt::format(",{}", key);
+    tail += "," + csv_quoted(p.value(key, std::string()));
+  }
+  // The OMP_* and LIBOMPTARGET_* settings, as NAME=VALUE separated by spaces.
+  std::vector<std::string> settings;
+  if (p.contains("environment") && p["environment"].is_object())
+    for (const auto& [name, value] : p["environment"].items())
+      settings.push_back(name + "=" + (value.is_string() ? value.get<std::string>() : json_text(value, -1)));
+  header += ",environment";
+  tail += "," + csv_quoted(fmt::format("{}", fmt::join(settings, " ")));
+  header += ",host_cpu\n";
+  tail += "," + csv_quoted(host_info().cpu) + "\n";
+  return tail;
+}
+
+}  // namespace
+
 std::string runs_to_csv(const std::vector<RunResult>& runs) {
   std::string out =
       "workload,variant,kind,ran_on,size,reps,time_min_s,time_median_s,time_max_s,transfer_s,bytes,flops,"
@@ -365,66 +425,23 @@ std::string runs_to_csv(const std::vector<RunResult>& runs) {
   // whatever ran: GB/s at the phase's median time, empty for a run without
   // that phase; a phase outside that list goes to other_phases_GBps as
   // "name=GB/s" items (DESIGN.md).
-  const std::vector<std::string>& phase_names = csv_phase_columns();
-  for (const std::string& name : phase_names) out += fmt::format(",{}_GBps", name);
+  for (const std::string& name : csv_phase_columns()) out += fmt::format(",{}_GBps", name);
   out += ",other_phases_GBps";
-  auto phase_columns = [&](const RunResult& r) {
-    std::string cells;
-    for (const std::string& name : phase_names) {
-      const auto p = std::find_if(r.phases.begin(), r.phases.end(), [&](const PhaseResult& q) { return q.name == name; });
-      cells += p == r.phases.end() ? std::string(",") : fmt::format(",{:.9g}", p->gbps);
-    }
-    std::vector<std::string> others;
-    for (const PhaseResult& p : r.phases)
-      if (std::find(phase_names.begin(), phase_names.end(), p.name) == phase_names.end())
-        others.push_back(fmt::format("{}={:.9g}", p.name, p.gbps));
-    return cells + fmt::format(",{}", fmt::join(others, " "));
-  };
   // Runs over MPI ranks (docs/mpi.md): the rank count, how the work was
   // shared and the spread of the ranks' medians, before the provenance; a
   // run in one process has 1 rank and the other three empty.
   out += ",ranks,decomposition,rank_median_min_s,rank_median_max_s";
-  auto rank_columns = [&](const RunResult& r) -> std::string {
-    if (r.ranks.is_null()) return ",1,,,";
-    const nlohmann::json& m = r.ranks["median_time_s_over_ranks"];
-    return fmt::format(",{},{},{:.9g},{:.9g}", r.ranks["count"].get<int>(), r.ranks["decomposition"].get<std::string>(),
-                       m["min"].get<double>(), m["max"].get<double>());
-  };
-  auto quoted = [](const std::string& s) {
-    std::string q = "\"";
-    for (char c : valid_utf8(s)) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-  };
-  // Provenance columns, the same on every row, so that two CSV files (or
-  // rows pasted together) can be told apart.
-  const nlohmann::json p = provenance();
-  const char* provenance_columns[] = {"git_describe", "git_commit",    "build_type", "compile_flags",
-                                      "link_flags",   "compiler",      "openmp_runtime", "offload",
-                                      "device_wait",  "hostname",      "date",       "command_line"};
-  std::string tail;
-  for (const char* key : provenance_columns) {
-    out += fmt::format(",{}", key);
-    tail += "," + quoted(p.value(key, std::string()));
-  }
-  // The OMP_* and LIBOMPTARGET_* settings, as NAME=VALUE separated by spaces.
-  std::vector<std::string> settings;
-  if (p.contains("environment") && p["environment"].is_object())
-    for (const auto& [name, value] : p["environment"].items())
-      settings.push_back(name + "=" + (value.is_string() ? value.get<std::string>() : json_text(value, -1)));
-  out += ",environment";
-  tail += "," + quoted(fmt::format("{}", fmt::join(settings, " ")));
-  out += ",host_cpu\n";
-  tail += "," + quoted(host_info().cpu) + "\n";
+  const std::string tail = csv_provenance_cells(out);
   for (const RunResult& r : runs)
     out += fmt::format("{},{},{},{},{},{},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{:.9g},{},{:.9g},{},{},{:.3g},{:.3g},{},{}",
-                       r.workload, r.variant, kind_name(r.kind), quoted(r.ran_on), r.size, r.reps, r.time_s.min,
+                       r.workload, r.variant, kind_name(r.kind), csv_quoted(r.ran_on), r.size, r.reps, r.time_s.min,
                        r.time_s.median, r.time_s.max, r.transfer_s, r.model.bytes, r.model.flops,
-                       quoted(r.model.fom_name), r.fom,
+                       csv_quoted(r.model.fom_name), r.fom,
                        r.ceiling_fraction ? fmt::format("{:.6g}", *r.ceiling_fraction) : std::string(),
                        r.check.valid ? "true" : "false", r.check.max_rel_error, r.check.tolerance,
                        r.native_fraction ? fmt::format("{:.6g}", *r.native_fraction) : std::string(),
                        r.fp64_fraction ? fmt::format("{:.6g}", *r.fp64_fraction) : std::string()) +
-           phase_columns(r) + rank_columns(r) + tail;
+           csv_phase_cells(r) + csv_rank_cells(r) + tail;
   return out;
 }
 

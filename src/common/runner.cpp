@@ -82,6 +82,79 @@ Check VariantRun::finish() {
   return check;
 }
 
+namespace {
+
+// The timed repetitions of a run: each one's total and its phases' laps.
+struct Samples {
+  std::vector<double> totals;
+  std::map<std::string, std::vector<double>> phase_times;
+  int untimed = 0;  // warm-up repetitions left out of the timing
+};
+
+// Runs the warm-ups, then the timed repetitions, within the settings' budget.
+Samples repeat_timed(VariantRun& run_state, const RunSettings& settings) {
+  Samples samples;
+  std::vector<double>& totals = samples.totals;
+  const int all_reps = settings.warmup + settings.reps;
+  const double started = omp_get_wtime();
+  const auto keep = [&](double seconds) {
+    totals.push_back(seconds);
+    for (const auto& [name, lap] : run_state.laps()) samples.phase_times[name].push_back(lap);
+  };
+  // A warm-up repetition longer than a fifth of the budget is a long run
+  // whose one-time costs (a first launch, first touches: milliseconds) are
+  // lost in it: it is timed as the first repetition and the warm-up ends,
+  // so that a slow step of a lesson does not run twice (the JSON's warmup
+  // gives the untimed ones).
+  // The warm-ups together stop once they have taken a fifth of the budget:
+  // many short ones (--warmup 100000) are bounded by it too.
+  int& untimed = samples.untimed;
+  double warm_s = 0;
+  for (int w = 0; w < settings.warmup; ++w) {
+    const double seconds = run_state.repeat();
+    if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
+    if (settings.budget_s > 0 && !all_ranks(seconds <= settings.budget_s / 5)) {
+      keep(seconds);
+      break;
+    }
+    ++untimed;
+    warm_s += seconds;
+    if (settings.budget_s > 0 && !all_ranks(warm_s < settings.budget_s / 5)) break;
+  }
+  while (int(totals.size()) < settings.reps) {
+    if (settings.budget_s > 0 && !totals.empty()) {
+      double timed = 0;
+      for (double t : totals) timed += t;
+      const double spent = omp_get_wtime() - started, next = timed / double(totals.size());
+      if (!all_ranks(spent + next <= settings.budget_s)) break;
+    }
+    keep(run_state.repeat());
+    if (settings.on_repetition) settings.on_repetition(untimed + int(totals.size()), all_reps);
+  }
+  return samples;
+}
+
+// The run's times, figure of merit and phase rates from its samples and the
+// model of the kernel that ran.
+void summarize(RunResult& r, Instance& ran, const Variant& variant, const Samples& samples) {
+  // Asked after the run: a workload whose variants are different kernels
+  // (mesh) models the one that ran.
+  r.model = ran.model(variant.kernel);
+  r.time_s = Stats::of(samples.totals);
+  r.samples_s = samples.totals;
+  r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
+  for (const PhaseModel& p : ran.phases()) {
+    auto it = samples.phase_times.find(p.name);
+    if (it == samples.phase_times.end()) continue;
+    PhaseResult pr{p.name, Stats::of(it->second), p.bytes, 0, 0};
+    pr.gbps = pr.time_s.median > 0 ? p.bytes / pr.time_s.median / 1e9 : 0;
+    pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
+    r.phases.push_back(pr);
+  }
+}
+
+}  // namespace
+
 RunResult run_variant(const Variant& variant, Instance& instance, const std::string& size,
                       const RunSettings& settings, int device, const std::vector<int>& devices) {
   RunResult r;
@@ -101,67 +174,16 @@ RunResult run_variant(const Variant& variant, Instance& instance, const std::str
     r.on_device = run_state.on_device();
     r.device = device;
   }
-  const int all_reps = settings.warmup + settings.reps;
-  const double started = omp_get_wtime();
-  std::vector<double> totals;
-  std::map<std::string, std::vector<double>> phase_times;
-  const auto keep = [&](double seconds) {
-    totals.push_back(seconds);
-    for (const auto& [name, lap] : run_state.laps()) phase_times[name].push_back(lap);
-  };
-  // A warm-up repetition longer than a fifth of the budget is a long run
-  // whose one-time costs (a first launch, first touches: milliseconds) are
-  // lost in it: it is timed as the first repetition and the warm-up ends,
-  // so that a slow step of a lesson does not run twice (the JSON's warmup
-  // gives the untimed ones).
-  // The warm-ups together stop once they have taken a fifth of the budget:
-  // many short ones (--warmup 100000) are bounded by it too.
-  int untimed = 0;
-  double warm_s = 0;
-  for (int w = 0; w < settings.warmup; ++w) {
-    const double seconds = run_state.repeat();
-    if (settings.on_repetition) settings.on_repetition(w + 1, all_reps);
-    if (settings.budget_s > 0 && !all_ranks(seconds <= settings.budget_s / 5)) {
-      keep(seconds);
-      break;
-    }
-    ++untimed;
-    warm_s += seconds;
-    if (settings.budget_s > 0 && !all_ranks(warm_s < settings.budget_s / 5)) break;
-  }
-  r.warmup = untimed;
-  while (int(totals.size()) < settings.reps) {
-    if (settings.budget_s > 0 && !totals.empty()) {
-      double timed = 0;
-      for (double t : totals) timed += t;
-      const double spent = omp_get_wtime() - started, next = timed / double(totals.size());
-      if (!all_ranks(spent + next <= settings.budget_s)) break;
-    }
-    keep(run_state.repeat());
-    if (settings.on_repetition) settings.on_repetition(untimed + int(totals.size()), all_reps);
-  }
-  r.reps = int(totals.size());
+  const Samples samples = repeat_timed(run_state, settings);
+  r.warmup = samples.untimed;
+  r.reps = int(samples.totals.size());
   if (settings.on_validating) settings.on_validating();
   r.check = run_state.finish();
   r.transfer_s = run_state.transfer_s();
   r.setup_s = run_state.setup_s();
   r.validation_s = run_state.validation_s();
   r.notes = run_state.notes();
-
-  // Asked after the run: a workload whose variants are different kernels
-  // (mesh) models the one that ran.
-  r.model = ran.model(variant.kernel);
-  r.time_s = Stats::of(totals);
-  r.samples_s = totals;
-  r.fom = r.time_s.median > 0 ? r.model.fom_amount / r.time_s.median : 0;
-  for (const PhaseModel& p : ran.phases()) {
-    auto it = phase_times.find(p.name);
-    if (it == phase_times.end()) continue;
-    PhaseResult pr{p.name, Stats::of(it->second), p.bytes, 0, 0};
-    pr.gbps = pr.time_s.median > 0 ? p.bytes / pr.time_s.median / 1e9 : 0;
-    pr.gbps_best = pr.time_s.min > 0 ? p.bytes / pr.time_s.min / 1e9 : 0;
-    r.phases.push_back(pr);
-  }
+  summarize(r, ran, variant, samples);
   const double observed = omp_get_wtime();
   r.observables = ran.observables(variant.kernel);
   r.observables_s = omp_get_wtime() - observed;
@@ -196,6 +218,46 @@ void set_native_fractions(std::vector<RunResult>& runs) {
   }
 }
 
+namespace {
+
+// The variants that measure a ceiling on a kind of place.
+std::vector<const Variant*> ceiling_candidates(Kind kind) {
+  std::vector<const Variant*> candidates;
+  for (const Variant* v : registry().variants())
+    if (v->kind == kind && !v->ceiling_phase.empty()) candidates.push_back(v);
+  return candidates;
+}
+
+// The working set a ceiling is sized to (0: the workload's default) and the
+// words that say how it was chosen.
+struct CeilingSize {
+  double target = 0;
+  std::string sized = "the default size";
+};
+
+// Sized to the run: a few times its largest working set, beyond any cache
+// (the host's last-level cache as Linux reports it; 768 MiB for a device,
+// above the last-level caches of current GPUs), never above the workload's
+// default. A device keeps its default unless the run's working set is small.
+CeilingSize ceiling_size(double planned_bytes, bool device_memory) {
+  constexpr double mib = 1024.0 * 1024.0;
+  const double few = 4, host_floor = std::max(2 * host_info().last_level_cache_bytes, 64 * mib), device_floor = 768 * mib;
+  CeilingSize size;
+  if (planned_bytes > 0 && !device_memory) {
+    size.target = std::max(few * planned_bytes, host_floor);
+    size.sized = fmt::format("at most max({} x the run's largest working set of {:.1f} MiB, 2 x the last-level cache of "
+                             "{:.1f} MiB, 64 MiB)",
+                             few, planned_bytes / mib, host_info().last_level_cache_bytes / mib);
+  } else if (planned_bytes > 0 && few * planned_bytes < device_floor) {
+    size.target = device_floor;
+    size.sized = fmt::format("{:.0f} MiB: the run's largest working set, {:.1f} MiB, is small", device_floor / mib,
+                             planned_bytes / mib);
+  }
+  return size;
+}
+
+}  // namespace
+
 const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   const int key = on_device ? device : -1;
   auto it = places_.find(key);
@@ -203,37 +265,17 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
 
   // The variants that measure a ceiling on this kind of place, and their
   // workload's instance sized for it (beyond any cache).
-  const Kind kind = on_device ? Kind::target : Kind::host;
-  std::vector<const Variant*> candidates;
-  for (const Variant* v : registry().variants())
-    if (v->kind == kind && !v->ceiling_phase.empty()) candidates.push_back(v);
+  const std::vector<const Variant*> candidates = ceiling_candidates(on_device ? Kind::target : Kind::host);
   MemoryLimits limits = limits_;
   if (!on_device) limits.device_bytes = 0;
   const double began = omp_get_wtime();
   // The virtual device's ceiling is sized as the host's: its memory is the host's.
   const bool device_memory = on_device && !OMPREF_VIRTUAL_DEVICE;
-  // Sized to the run: a few times its largest working set, beyond any cache
-  // (the host's last-level cache as Linux reports it; 768 MiB for a device,
-  // above the last-level caches of current GPUs), never above the workload's
-  // default. A device keeps its default unless the run's working set is small.
-  constexpr double mib = 1024.0 * 1024.0;
-  const double few = 4, host_floor = std::max(2 * host_info().last_level_cache_bytes, 64 * mib), device_floor = 768 * mib;
-  double target = 0;
-  std::string sized = "the default size";
-  if (planned_bytes_ > 0 && !device_memory) {
-    target = std::max(few * planned_bytes_, host_floor);
-    sized = fmt::format("at most max({} x the run's largest working set of {:.1f} MiB, 2 x the last-level cache of "
-                        "{:.1f} MiB, 64 MiB)",
-                        few, planned_bytes_ / mib, host_info().last_level_cache_bytes / mib);
-  } else if (planned_bytes_ > 0 && few * planned_bytes_ < device_floor) {
-    target = device_floor;
-    sized = fmt::format("{:.0f} MiB: the run's largest working set, {:.1f} MiB, is small", device_floor / mib,
-                        planned_bytes_ / mib);
-  }
+  const CeilingSize size = ceiling_size(planned_bytes_, device_memory);
   Workload::CeilingInstance made;
-  if (!candidates.empty()) made = registry().workload(candidates.front()->workload)->make_for_ceiling(device_memory, limits, target);
+  if (!candidates.empty())
+    made = registry().workload(candidates.front()->workload)->make_for_ceiling(device_memory, limits, size.target);
   std::unique_ptr<Instance>& instance = made.instance;
-  if (!made.below_default) sized = "the default size";
   // The best phase rate (min time, as BabelStream and the CUDA ceilings report
   // it) over the candidates: which is faster depends on the compiler.
   // Warm-ups let the clocks ramp up; a host ceiling sized below its default
@@ -243,7 +285,7 @@ const Ceilings::Measured& Ceilings::measure(bool on_device, int device) {
   settings.warmup = on_device ? 5 : made.below_default ? 1 : 3;
   Measured m;
   m.valid = instance != nullptr;
-  m.sized = sized;
+  m.sized = made.below_default ? size.sized : "the default size";
   m.reps = settings.reps;
   m.warmup = settings.warmup;
   for (const Variant* v : candidates) {

@@ -56,6 +56,35 @@ inline double sum_on_team(const double* part, int count) {
 }
 #pragma omp end declare target
 
+// The dot in two levels on `nt` teams: each team stores its partial on the
+// device, the last one done adds them up, and only the sum comes back.
+template <class T>
+double tuned_dot(T* a, T* b, std::size_t n, int nt, int dev) {
+  double* result = pinned_slot<double>();
+#pragma omp target teams distribute num_teams(nt) thread_limit(dot_threads) device(dev) \
+    map(alloc : a[0:n], b[0:n]) map(always, from : result[0:1])
+  for (int t = 0; t < nt; ++t) {
+    double sum = 0;
+#pragma omp parallel firstprivate(a, b, n, nt, t) reduction(+ : sum)
+    {
+      const std::size_t stride = std::size_t(nt) * dot_threads;
+      for (int lane = omp_get_thread_num(); lane < dot_threads; lane += omp_get_num_threads()) {
+        std::size_t i = std::size_t(t) * dot_threads + lane;
+        for (; i + (in_flight - 1) * stride < n; i += in_flight * stride) {
+          T x[in_flight], y[in_flight];
+          for (int k = 0; k < in_flight; ++k) x[k] = a[i + k * stride];
+          for (int k = 0; k < in_flight; ++k) y[k] = b[i + k * stride];
+          for (int k = 0; k < in_flight; ++k) sum += x[k] * y[k];
+        }
+        for (; i < n; i += stride) sum += a[i] * b[i];
+      }
+    }
+    dot_partial[t] = sum;
+    if (last_team_done(dot_teams_done, nt)) *result = sum_on_team(dot_partial, nt);
+  }
+  return *result;
+}
+
 template <class T>
 void target_tuned_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContext& ctx) {
   const T q = T(scalar);
@@ -94,29 +123,7 @@ void target_tuned_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunConte
   for (std::size_t i = 0; i < n; ++i) a[i] = b[i] + q * c[i];
   ctx.clock.lap("triad");
 
-  double* result = pinned_slot<double>();
-#pragma omp target teams distribute num_teams(nt) thread_limit(dot_threads) device(dev) \
-    map(alloc : a[0:n], b[0:n]) map(always, from : result[0:1])
-  for (int t = 0; t < nt; ++t) {
-    double sum = 0;
-#pragma omp parallel firstprivate(a, b, n, nt, t) reduction(+ : sum)
-    {
-      const std::size_t stride = std::size_t(nt) * dot_threads;
-      for (int lane = omp_get_thread_num(); lane < dot_threads; lane += omp_get_num_threads()) {
-        std::size_t i = std::size_t(t) * dot_threads + lane;
-        for (; i + (in_flight - 1) * stride < n; i += in_flight * stride) {
-          T x[in_flight], y[in_flight];
-          for (int k = 0; k < in_flight; ++k) x[k] = a[i + k * stride];
-          for (int k = 0; k < in_flight; ++k) y[k] = b[i + k * stride];
-          for (int k = 0; k < in_flight; ++k) sum += x[k] * y[k];
-        }
-        for (; i < n; i += stride) sum += a[i] * b[i];
-      }
-    }
-    dot_partial[t] = sum;
-    if (last_team_done(dot_teams_done, nt)) *result = sum_on_team(dot_partial, nt);
-  }
-  dot = *result;
+  dot = tuned_dot(a, b, n, nt, dev);
   ctx.clock.lap("dot");
   // The reference taken above is given back; the results come to the host
   // when the last reference goes (here the runner's, after the clock stops).

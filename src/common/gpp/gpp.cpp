@@ -276,6 +276,43 @@ struct Compensated {
   long double value() const { return sum + comp; }
 };
 
+// One band's part of the reference: the compensated sums of its 6 parts and
+// the sum of |term| per iw (re, im, |term| for each iw in turn).
+std::array<long double, 9> reference_band(const GppInstance& s, int n1) {
+  using C = std::complex<long double>;
+  std::array<long double, 9> out;
+  Compensated part[nfreq][2], mag[nfreq];
+  long double wx[nfreq];
+  for (int iw = 0; iw < nfreq; ++iw) {
+    wx[iw] = (long double)e_lk - (long double)s.e_n1kq[n1] + (long double)dw * (iw - 1);
+    if (wx[iw] < wx_floor) wx[iw] = wx_floor;
+  }
+  for (int k = 0; k < s.ngpown; ++k) {
+    const int igp = s.indinv[s.inv_igp_index[k]];
+    const Complex am = s.aqsmtemp[std::size_t(igp) * s.nb + n1], an = s.aqsntemp[std::size_t(igp) * s.nb + n1];
+    const Complex wk = s.wtilde_array[std::size_t(igp) * s.ngpown + k];
+    const C factor = std::conj(C(am.re, am.im)) * C(an.re, an.im) * (0.5L * s.vcoul[igp]) * C(wk.re, wk.im);
+    for (int ig = 0; ig < s.nc; ++ig) {
+      const Complex w = s.wtilde_array[std::size_t(ig) * s.ngpown + k];
+      const Complex e = s.I_eps_array[std::size_t(ig) * s.ngpown + k];
+      const C ie_f = C(e.re, e.im) * factor;
+      for (int iw = 0; iw < nfreq; ++iw) {
+        const C wdiff = wx[iw] - C(w.re, w.im);
+        const C term = std::conj(wdiff) / std::norm(wdiff) * ie_f;
+        part[iw][0].add(term.real());
+        part[iw][1].add(term.imag());
+        mag[iw].add(std::abs(term));
+      }
+    }
+  }
+  for (int iw = 0; iw < nfreq; ++iw) {
+    out[3 * iw] = part[iw][0].value();
+    out[3 * iw + 1] = part[iw][1].value();
+    out[3 * iw + 2] = mag[iw].value();
+  }
+  return out;
+}
+
 }  // namespace
 
 // Tolerance, per deck and summation order. Every variant sums in at most two
@@ -302,41 +339,10 @@ void GppInstance::compute_reference() {
     for (auto& t : tolerance_) t[0] = t[1] = base;
     return;
   }
-  using C = std::complex<long double>;
   // Per band: compensated sums of the 6 parts and the sum of |term| per iw.
   std::vector<std::array<long double, 9>> per_band(nb);
 #pragma omp parallel for schedule(dynamic, 1)
-  for (int n1 = 0; n1 < nb; ++n1) {
-    Compensated part[nfreq][2], mag[nfreq];
-    long double wx[nfreq];
-    for (int iw = 0; iw < nfreq; ++iw) {
-      wx[iw] = (long double)e_lk - (long double)e_n1kq[n1] + (long double)dw * (iw - 1);
-      if (wx[iw] < wx_floor) wx[iw] = wx_floor;
-    }
-    for (int k = 0; k < ngpown; ++k) {
-      const int igp = indinv[inv_igp_index[k]];
-      const Complex am = aqsmtemp[std::size_t(igp) * nb + n1], an = aqsntemp[std::size_t(igp) * nb + n1];
-      const Complex wk = wtilde_array[std::size_t(igp) * ngpown + k];
-      const C factor = std::conj(C(am.re, am.im)) * C(an.re, an.im) * (0.5L * vcoul[igp]) * C(wk.re, wk.im);
-      for (int ig = 0; ig < nc; ++ig) {
-        const Complex w = wtilde_array[std::size_t(ig) * ngpown + k];
-        const Complex e = I_eps_array[std::size_t(ig) * ngpown + k];
-        const C ie_f = C(e.re, e.im) * factor;
-        for (int iw = 0; iw < nfreq; ++iw) {
-          const C wdiff = wx[iw] - C(w.re, w.im);
-          const C term = std::conj(wdiff) / std::norm(wdiff) * ie_f;
-          part[iw][0].add(term.real());
-          part[iw][1].add(term.imag());
-          mag[iw].add(std::abs(term));
-        }
-      }
-    }
-    for (int iw = 0; iw < nfreq; ++iw) {
-      per_band[n1][3 * iw] = part[iw][0].value();
-      per_band[n1][3 * iw + 1] = part[iw][1].value();
-      per_band[n1][3 * iw + 2] = mag[iw].value();
-    }
-  }
+  for (int n1 = 0; n1 < nb; ++n1) per_band[n1] = reference_band(*this, n1);
   for (int iw = 0; iw < nfreq; ++iw) {
     Compensated re, im, mag;
     for (int n1 = 0; n1 < nb; ++n1) {

@@ -96,51 +96,44 @@ Array<std::int32_t> order_by(const Array<std::uint64_t>& key) {
   return order;
 }
 
-}  // namespace
-
-void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
-  identity(vertex_origin, nv);
-  identity(tet_origin, nt);
-  if (renumber == Renumber::none) return;
-  const std::int64_t ntri = std::int64_t(raw.tri.size() / 3);
-  Array<std::int32_t> tri_order;
-  identity(tri_order, ntri);
-  if (renumber == Renumber::random) {
-    std::mt19937_64 rng(20261122);
-    std::shuffle(vertex_origin.begin(), vertex_origin.end(), rng);
-    std::shuffle(tet_origin.begin(), tet_origin.end(), rng);
-    std::shuffle(tri_order.begin(), tri_order.end(), rng);
-  } else {
-    const Box box = bounding_box(raw.crd);
-    Array<std::uint64_t> key(nv);
+// The vertices' Hilbert keys; with `by_degree` (GMlib's GPU mode) low-degree
+// vertices first, so that each degree bin is one contiguous range of
+// vertices, Hilbert order inside a bin.
+Array<std::uint64_t> vertex_keys(const RawMesh& raw, std::int64_t nv, const Box& box, bool by_degree) {
+  Array<std::uint64_t> key(nv);
 #pragma omp parallel for schedule(static)
-    for (std::int64_t v = 0; v < nv; ++v) key[v] = point_key(box, &raw.crd[3 * v]);
-    if (renumber == Renumber::hilbert_degree) {
-      // GMlib's GPU mode: low-degree vertices first, so that each degree bin is
-      // one contiguous range of vertices; Hilbert order inside a bin.
-      std::vector<std::uint32_t> degree(nv, 0);
-      for (std::int32_t v : raw.tet) ++degree[v];
-      for (std::int64_t v = 0; v < nv; ++v) {
-        std::uint64_t bin = 0;
-        while ((1u << bin) < degree[v]) ++bin;
-        key[v] = (bin << 58) | (key[v] >> 6);  // 6 bits of bin above 57 bits of Hilbert key
-      }
+  for (std::int64_t v = 0; v < nv; ++v) key[v] = point_key(box, &raw.crd[3 * v]);
+  if (by_degree) {
+    std::vector<std::uint32_t> degree(nv, 0);
+    for (std::int32_t v : raw.tet) ++degree[v];
+    for (std::int64_t v = 0; v < nv; ++v) {
+      std::uint64_t bin = 0;
+      while ((1u << bin) < degree[v]) ++bin;
+      key[v] = (bin << 58) | (key[v] >> 6);  // 6 bits of bin above 57 bits of Hilbert key
     }
-    vertex_origin = order_by(key);
-    auto centre_key = [&](const Array<std::int32_t>& elems, int nodes, std::int64_t count) {
-      Array<std::uint64_t> k(count);
-#pragma omp parallel for schedule(static)
-      for (std::int64_t e = 0; e < count; ++e) {
-        double g[3] = {0, 0, 0};
-        for (int q = 0; q < nodes; ++q)
-          for (int d = 0; d < 3; ++d) g[d] += raw.crd[3 * std::int64_t(elems[nodes * e + q]) + d] / nodes;
-        k[e] = point_key(box, g);
-      }
-      return k;
-    };
-    tet_origin = order_by(centre_key(raw.tet, 4, nt));
-    if (ntri > 0) tri_order = order_by(centre_key(raw.tri, 3, ntri));
   }
+  return key;
+}
+
+// The Hilbert keys of the barycentres of `count` elements of `nodes` vertices each.
+Array<std::uint64_t> centre_keys(const RawMesh& raw, const Box& box, const Array<std::int32_t>& elems, int nodes,
+                                 std::int64_t count) {
+  Array<std::uint64_t> k(count);
+#pragma omp parallel for schedule(static)
+  for (std::int64_t e = 0; e < count; ++e) {
+    double g[3] = {0, 0, 0};
+    for (int q = 0; q < nodes; ++q)
+      for (int d = 0; d < 3; ++d) g[d] += raw.crd[3 * std::int64_t(elems[nodes * e + q]) + d] / nodes;
+    k[e] = point_key(box, g);
+  }
+  return k;
+}
+
+// The mesh rewritten in the new orders (order[new] = old): coordinates,
+// then tets and triangles in new element order naming new vertex numbers.
+void apply_orders(RawMesh& raw, std::int64_t nv, std::int64_t nt, std::int64_t ntri,
+                  const Array<std::int32_t>& vertex_origin, const Array<std::int32_t>& tet_origin,
+                  const Array<std::int32_t>& tri_order) {
   Array<std::int32_t> new_of_old(nv);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) new_of_old[vertex_origin[v]] = std::int32_t(v);
@@ -159,6 +152,29 @@ void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
   for (std::int64_t e = 0; e < ntri; ++e)
     for (int q = 0; q < 3; ++q) s[3 * e + q] = new_of_old[raw.tri[3 * std::int64_t(tri_order[e]) + q]];
   raw.tri = std::move(s);
+}
+
+}  // namespace
+
+void MeshInstance::renumber_mesh(RawMesh& raw, Renumber renumber) {
+  identity(vertex_origin, nv);
+  identity(tet_origin, nt);
+  if (renumber == Renumber::none) return;
+  const std::int64_t ntri = std::int64_t(raw.tri.size() / 3);
+  Array<std::int32_t> tri_order;
+  identity(tri_order, ntri);
+  if (renumber == Renumber::random) {
+    std::mt19937_64 rng(20261122);
+    std::shuffle(vertex_origin.begin(), vertex_origin.end(), rng);
+    std::shuffle(tet_origin.begin(), tet_origin.end(), rng);
+    std::shuffle(tri_order.begin(), tri_order.end(), rng);
+  } else {
+    const Box box = bounding_box(raw.crd);
+    vertex_origin = order_by(vertex_keys(raw, nv, box, renumber == Renumber::hilbert_degree));
+    tet_origin = order_by(centre_keys(raw, box, raw.tet, 4, nt));
+    if (ntri > 0) tri_order = order_by(centre_keys(raw, box, raw.tri, 3, ntri));
+  }
+  apply_orders(raw, nv, nt, ntri, vertex_origin, tet_origin, tri_order);
 }
 
 }  // namespace ompref::mesh

@@ -85,42 +85,30 @@ Array<std::int32_t> boundary_faces(const Array<std::int32_t>& tet, const Array<s
   return tri;
 }
 
-}  // namespace
+// The three vertices, ascending, of the face at a corner c = 4 t + k: the
+// face of tet t opposite its vertex k.
+void face_of(const Array<std::int32_t>& tet, std::int32_t corner, std::int32_t f[3]) {
+  const std::int64_t t = corner >> 2;
+  const int k = corner & 3;
+  for (int q = 0, n = 0; q < 4; ++q)
+    if (q != k) f[n++] = tet[4 * t + q];
+  std::sort(f, f + 3);
+}
 
-void MeshInstance::build_topology() {
-  build_ball(tet, nv, ball_offset, ball_corner);
-  // Neighbour through the face opposite vertex k: the other tet holding the
-  // same three vertices. Each face (a corner 4 t + k) is filed under its
-  // smallest vertex (a CSR, O(n)); each vertex's faces are sorted by their two
-  // other vertices, then by tet, so that equal faces lie side by side:
-  // O(n log n) whatever the vertex degrees (a scan of the smallest vertex's
-  // ball for each face is quadratic in its degree). A face held by more than
-  // two tets (not a valid mesh) pairs each tet with the smallest other one.
-  const auto face_of = [this](std::int32_t corner, std::int32_t f[3]) {
-    const std::int64_t t = corner >> 2;
-    const int k = corner & 3;
-    for (int q = 0, n = 0; q < 4; ++q)
-      if (q != k) f[n++] = tet[4 * t + q];
-    std::sort(f, f + 3);
-  };
-  Array<std::int32_t> face_offset, face_corner;
-  bucket_items(
-      4 * nt, nv,
-      [&](std::int64_t c) {
-        std::int32_t f[3];
-        face_of(std::int32_t(c), f);
-        return f[0];
-      },
-      face_offset, face_corner, false);
-  fill_array(tet_nbr, std::size_t(4 * nt), -1);
-  // Each face's key (its two other vertices, then its corner: a total order,
-  // so the order the faces were filed in does not matter) made once per face
-  // rather than at every comparison of the sort.
-  struct FaceKey {
-    std::uint64_t others;  // f[1] << 32 | f[2]
-    std::int32_t corner;
-    bool operator<(const FaceKey& o) const { return others < o.others || (others == o.others && corner < o.corner); }
-  };
+// Each face's key (its two other vertices, then its corner: a total order,
+// so the order the faces were filed in does not matter) made once per face
+// rather than at every comparison of the sort.
+struct FaceKey {
+  std::uint64_t others;  // f[1] << 32 | f[2]
+  std::int32_t corner;
+  bool operator<(const FaceKey& o) const { return others < o.others || (others == o.others && corner < o.corner); }
+};
+
+// The neighbours through the faces filed under each vertex (face_offset,
+// face_corner: a CSR by each face's smallest vertex): equal faces, sorted
+// side by side, name each other's tets in tet_nbr.
+void pair_faces(const Array<std::int32_t>& tet, std::int64_t nv, const Array<std::int32_t>& face_offset,
+                const Array<std::int32_t>& face_corner, Array<std::int32_t>& tet_nbr) {
 #pragma omp parallel
   {
     std::vector<FaceKey> keys;
@@ -129,7 +117,7 @@ void MeshInstance::build_topology() {
       keys.clear();
       for (std::int32_t i = face_offset[a]; i < face_offset[a + 1]; ++i) {
         std::int32_t f[3];
-        face_of(face_corner[i], f);
+        face_of(tet, face_corner[i], f);
         keys.push_back({std::uint64_t(std::uint32_t(f[1])) << 32 | std::uint32_t(f[2]), face_corner[i]});
       }
       std::sort(keys.begin(), keys.end());
@@ -145,26 +133,25 @@ void MeshInstance::build_topology() {
       }
     }
   }
-  // Without triangles (the generated cube), the boundary faces become the
-  // triangles, oriented outwards.
-  if (tri.empty()) tri = boundary_faces(tet, tet_nbr);
-  ntri = std::int64_t(tri.size() / 3);
 }
 
-void MeshInstance::build_bins() {
-  // A vertex's row is as wide as the power of two at or above its degree.
-  const auto width_of = [this](std::int64_t v) {
-    const std::uint32_t deg = std::uint32_t(ball_offset[v + 1] - ball_offset[v]);
-    int w = 0;
-    while ((1u << w) < std::max(deg, 1u)) ++w;
-    return w;
-  };
-  // The rows by width, vertices ascending within a width, filed in parallel:
-  // each thread counts its range of vertices per width, then writes them
-  // after the rows of narrower widths and of the ranges before its own.
+// A vertex's row in the binned layout is as wide as the power of two at or
+// above its degree: the exponent.
+int width_of(const Array<std::int32_t>& ball_offset, std::int64_t v) {
+  const std::uint32_t deg = std::uint32_t(ball_offset[v + 1] - ball_offset[v]);
+  int w = 0;
+  while ((1u << w) < std::max(deg, 1u)) ++w;
+  return w;
+}
+
+// The rows by width, vertices ascending within a width, filed in parallel:
+// each thread counts its range of vertices per width, then writes them
+// after the rows of narrower widths and of the ranges before its own.
+// Returns the number of rows of each width.
+std::vector<std::int64_t> file_rows(const Array<std::int32_t>& ball_offset, std::int64_t nv,
+                                    Array<std::int32_t>& vertex) {
   std::vector<std::int64_t> rows(32, 0), slot;  // slot[thread * 32 + width]: the thread's next row
-  bins = Bins(mapped);
-  bins.vertex.resize(nv);
+  vertex.resize(nv);
 #pragma omp parallel
   {
     const int threads = omp_get_num_threads(), me = omp_get_thread_num();
@@ -173,7 +160,7 @@ void MeshInstance::build_bins() {
     const std::int64_t chunk = (nv + threads - 1) / threads;
     const std::int64_t first = std::min(nv, me * chunk), last = std::min(nv, first + chunk);
     std::int64_t* mine = slot.data() + std::size_t(me) * 32;
-    for (std::int64_t v = first; v < last; ++v) ++mine[width_of(v)];
+    for (std::int64_t v = first; v < last; ++v) ++mine[width_of(ball_offset, v)];
 #pragma omp barrier
 #pragma omp single
     for (std::int64_t w = 0, at = 0; w < 32; ++w)
@@ -183,8 +170,42 @@ void MeshInstance::build_bins() {
         at += n;
         rows[w] += n;
       }
-    for (std::int64_t v = first; v < last; ++v) bins.vertex[mine[width_of(v)]++] = std::int32_t(v);
+    for (std::int64_t v = first; v < last; ++v) vertex[mine[width_of(ball_offset, v)]++] = std::int32_t(v);
   }
+  return rows;
+}
+
+}  // namespace
+
+void MeshInstance::build_topology() {
+  build_ball(tet, nv, ball_offset, ball_corner);
+  // Neighbour through the face opposite vertex k: the other tet holding the
+  // same three vertices. Each face (a corner 4 t + k) is filed under its
+  // smallest vertex (a CSR, O(n)); each vertex's faces are sorted by their two
+  // other vertices, then by tet, so that equal faces lie side by side:
+  // O(n log n) whatever the vertex degrees (a scan of the smallest vertex's
+  // ball for each face is quadratic in its degree). A face held by more than
+  // two tets (not a valid mesh) pairs each tet with the smallest other one.
+  Array<std::int32_t> face_offset, face_corner;
+  bucket_items(
+      4 * nt, nv,
+      [&](std::int64_t c) {
+        std::int32_t f[3];
+        face_of(tet, std::int32_t(c), f);
+        return f[0];
+      },
+      face_offset, face_corner, false);
+  fill_array(tet_nbr, std::size_t(4 * nt), -1);
+  pair_faces(tet, nv, face_offset, face_corner, tet_nbr);
+  // Without triangles (the generated cube), the boundary faces become the
+  // triangles, oriented outwards.
+  if (tri.empty()) tri = boundary_faces(tet, tet_nbr);
+  ntri = std::int64_t(tri.size() / 3);
+}
+
+void MeshInstance::build_bins() {
+  bins = Bins(mapped);
+  const std::vector<std::int64_t> rows = file_rows(ball_offset, nv, bins.vertex);
   std::int64_t offset = 0;
   std::int32_t row = 0;
   for (int w = 0; w < 32; ++w) {
