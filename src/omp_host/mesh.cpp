@@ -115,11 +115,7 @@ void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
   double* tmp = m.corner_tmp.data();
   double* lumped = m.output("lumped").data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = tet + 4 * t;
-    const double quarter = quarter_volume_of<std::int64_t>(crd, e);
-    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) scatter_item(tet, crd, tmp, t);
 #pragma omp parallel for schedule(static)
   for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);
 }

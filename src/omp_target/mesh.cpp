@@ -143,11 +143,7 @@ void target_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   double* tmp = m.corner_tmp.data();
   double* lumped = m.output("lumped").data();
 #pragma omp target teams distribute parallel for device(dev) map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = tet + 4 * t;
-    const double quarter = quarter_volume_of<std::int64_t>(crd, e);
-    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) scatter_item(tet, crd, tmp, t);
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])
   for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);

@@ -83,6 +83,13 @@ inline double quarter_volume_of(const double* crd, const std::int32_t* e) {
   return 0.25 * tet_volume(crd + 3 * I(e[0]), crd + 3 * I(e[1]), crd + 3 * I(e[2]), crd + 3 * I(e[3]));
 }
 
+// Scatter/gather: tet t's quarter volume written to its own 4 corner temporaries.
+template <class I>
+inline void scatter_item(const std::int32_t* tet, const double* crd, double* tmp, I t) {
+  const double quarter = quarter_volume_of<I>(crd, tet + 4 * t);
+  for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
+}
+
 // Scatter/gather: the sum of vertex v's corner temporaries.
 template <class I>
 inline double gather_item(const std::int32_t* offset, const std::int32_t* corner, const double* tmp, I v) {
