@@ -15,8 +15,9 @@
 
 #include <cstdio>
 #include <cstdlib>
-#include <strings.h>
 #include <vector>
+
+#include "example.hpp"
 
 int main(int argc, char** argv) {
   long n = 1000000;
@@ -24,14 +25,9 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s [n], n in 1..2^28\n", argv[0]);
     return 2;
   }
-  // Under OMP_TARGET_OFFLOAD=MANDATORY a machine without a device is an error,
-  // said here in one line before any target construct (the runtime would stop
-  // the program at the first one, and some runtimes crash doing so).
-  const char* policy = std::getenv("OMP_TARGET_OFFLOAD");
-  if (policy && strcasecmp(policy, "MANDATORY") == 0 && omp_get_num_devices() == 0) {
-    std::fprintf(stderr, "%s: OMP_TARGET_OFFLOAD=MANDATORY but no offload device is available\n", argv[0]);
-    return 2;
-  }
+  // No device under OMP_TARGET_OFFLOAD=MANDATORY: one line, before any target
+  // construct (example.hpp).
+  if (example::mandatory_without_device(argv[0])) return 2;
 
   std::vector<double> x(n, 1.0);
   double* p = x.data();

@@ -1,7 +1,9 @@
 // stream on the host: BabelStream's five kernels (copy, mul, add, triad, dot)
-// as `parallel for simd` loops, in one file with no framework. Its offload
-// twin is stream_target.cpp: `diff examples/stream_host.cpp examples/stream_target.cpp`
-// shows what offloading changes.
+// as `parallel for simd` loops, in one file with no framework (what the pair
+// does around its kernels, the arguments, the report and the check, is
+// stream_example.hpp's). Its offload twin is stream_target.cpp:
+// `diff examples/stream_host.cpp examples/stream_target.cpp` shows what
+// offloading changes.
 //
 //   g++ -O3 -fopenmp examples/stream_host.cpp -o stream_host && ./stream_host [n] [reps]
 //
@@ -11,44 +13,16 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
-#include <cstdlib>
-#include <string>
 #include <vector>
 
-namespace {
+#include "stream_example.hpp"
 
-constexpr double scalar = 0.4;
-
-// n and reps from the command line: positive integers, or exit 2.
-bool parse_positive(const char* text, long& value) {
-  char* end = nullptr;
-  value = std::strtol(text, &end, 10);
-  return end != text && *end == '\0' && value > 0 && value <= 1L << 30;
-}
-
-// The value every element of a, b, c holds after `reps` repetitions, and the
-// dot of the last one: the kernels replayed on three scalars.
-void expected(long n, long reps, double& a, double& b, double& c, double& dot) {
-  a = 0.1, b = 0.2, c = 0.0;
-  for (long r = 0; r < reps; ++r) {
-    c = a;
-    b = scalar * c;
-    c = a + b;
-    a = b + scalar * c;
-  }
-  dot = a * b * double(n);
-}
-
-}  // namespace
+using example::scalar;
 
 int main(int argc, char** argv) {
   long n = 1 << 24, reps = 10;
-  if (argc > 3 || (argc > 1 && !parse_positive(argv[1], n)) || (argc > 2 && !parse_positive(argv[2], reps))) {
-    std::fprintf(stderr, "usage: %s [n] [reps], each in 1..2^30\n", argv[0]);
-    return 2;
-  }
+  if (!example::stream_arguments(argc, argv, n, reps)) return 2;
   std::vector<double> va(n), vb(n), vc(n);
   double* a = va.data();
   double* b = vb.data();
@@ -63,8 +37,6 @@ int main(int argc, char** argv) {
     c[i] = 0.0;
   }
 
-  const char* names[5] = {"copy", "mul", "add", "triad", "dot"};
-  const double bytes[5] = {2.0 * 8 * n, 2.0 * 8 * n, 3.0 * 8 * n, 3.0 * 8 * n, 2.0 * 8 * n};
   double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
   double sum = 0;
   for (long r = 0; r < reps; ++r) {
@@ -97,20 +69,7 @@ int main(int argc, char** argv) {
   }
 
   std::printf("stream on the host: n = %ld, %ld repetitions, %d threads\n", n, reps, omp_get_max_threads());
-  for (int k = 0; k < 5; ++k) std::printf("  %-5s %10.6f s  %8.1f GB/s\n", names[k], best[k], bytes[k] / best[k] * 1e-9);
+  example::print_best(n, best);
 
-  double ea, eb, ec, edot;
-  expected(n, reps, ea, eb, ec, edot);
-  long wrong = 0;
-  for (long i = 0; i < n; ++i) {
-    const double err = std::max({std::fabs(a[i] - ea) / ea, std::fabs(b[i] - eb) / eb, std::fabs(c[i] - ec) / ec});
-    if (!(err <= 1e-13)) ++wrong;  // a NaN counts as wrong
-  }
-  const bool dot_ok = std::fabs(sum - edot) <= 1e-8 * std::fabs(edot);
-  if (wrong != 0 || !dot_ok) {
-    std::printf("FAIL: %ld wrong elements, dot %.17g (expected %.17g)\n", wrong, sum, edot);
-    return 1;
-  }
-  std::printf("PASS\n");
-  return 0;
+  return example::check(n, reps, a, b, c, sum);
 }

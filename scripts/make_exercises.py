@@ -139,13 +139,9 @@ EXERCISES = {
         [
             ("#pragma omp target teams distribute parallel for device(dev) \\\n"
              "    map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])\n"
-             "  for (std::int64_t v = 0; v < nv; ++v) {\n"
-             "    double s = 0;\n"
-             "    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];\n",
+             "  for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);\n",
              "  // TODO: the gather runs where tmp was written: offload it (tmp, offset, corner and lumped are present)\n"
-             "  for (std::int64_t v = 0; v < nv; ++v) {\n"
-             "    double s = 0;\n"
-             "    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];\n"),
+             "  for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);\n"),
         ]),
 }
 

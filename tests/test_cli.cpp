@@ -16,21 +16,12 @@ namespace {
 using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
 
-struct BadInput {
-  const char* args;
-  const char* must_mention;  // what was wrong or what is accepted
-};
-
-void PrintTo(const BadInput& c, std::ostream* os) { *os << "ompref " << c.args; }
+using BadInput = ompref::testing::BadArgs;
 
 class CliBadInput : public ::testing::TestWithParam<BadInput> {};
 
 TEST_P(CliBadInput, ExitsTwoWithOneLine) {
-  const BadInput& c = GetParam();
-  auto r = run_ompref(c.args);
-  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << c.args << "\n" << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(c.must_mention), std::string::npos) << c.args << "\n" << r.stderr_text;
+  ompref::testing::expect_one_line_refusal(GetParam().args, GetParam().must_mention);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -221,20 +221,12 @@ TEST(Gpp, MemoryIsCheckedBeforeAllocating) {
   EXPECT_THROW(make_instance(deck_for_size("small"), Data::uniform, device), UsageError);
 }
 
-struct BadDeck {
-  const char* args;
-  const char* must_mention;
-};
-void PrintTo(const BadDeck& c, std::ostream* os) { *os << "ompref " << c.args; }
+using BadDeck = ompref::testing::BadArgs;
 
 class GppBadInput : public ::testing::TestWithParam<BadDeck> {};
 
 TEST_P(GppBadInput, ExitsTwoWithOneLine) {
-  const BadDeck& c = GetParam();
-  auto r = run_ompref(c.args);
-  EXPECT_EQ(r.status, 2) << c.args << "\n" << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << c.args << "\n" << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(c.must_mention), std::string::npos) << c.args << "\n" << r.stderr_text;
+  ompref::testing::expect_one_line_refusal(GetParam().args, GetParam().must_mention);
 }
 
 INSTANTIATE_TEST_SUITE_P(

@@ -20,10 +20,7 @@ namespace {
 const std::string stream = "run stream --size tiny --no-ceiling --reps 1 --warmup 0 --variant host_simd";
 
 void expect_refused(const std::string& env, const std::string& name) {
-  const auto r = run_ompref(stream, env);
-  EXPECT_EQ(r.status, 2) << env << "\n" << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << env << "\n" << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(name), std::string::npos) << env << "\n" << r.stderr_text;
+  const auto r = ompref::testing::expect_one_line_refusal(stream, name, env);
   EXPECT_EQ(r.output.find("PASS"), std::string::npos) << env << ": refused after the work\n" << r.output;
 }
 

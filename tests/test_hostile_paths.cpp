@@ -40,10 +40,7 @@ fs::path copy_mesh(const fs::path& dir) {
 // Refused up front: exit 2, one line, and the file unchanged.
 void expect_refused_keeping(const std::string& args, const fs::path& kept, const std::string& why) {
   const std::string before = slurp(kept);
-  const auto r = run_ompref(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << args << "\n" << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(why), std::string::npos) << args << "\n" << r.stderr_text;
+  ompref::testing::expect_one_line_refusal(args, why);
   EXPECT_EQ(slurp(kept), before) << args << ": " << kept << " was changed";
 }
 

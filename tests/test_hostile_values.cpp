@@ -17,10 +17,7 @@ namespace {
 const std::string stream = "run stream --size tiny --no-ceiling --quiet ";
 
 void expect_refused(const std::string& args, const std::string& why) {
-  const auto r = run_ompref(args);
-  EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
-  EXPECT_EQ(count_lines(r.stderr_text), 1) << args << "\n" << r.stderr_text;
-  EXPECT_NE(r.stderr_text.find(why), std::string::npos) << args << "\n" << r.stderr_text;
+  const auto r = ompref::testing::expect_one_line_refusal(args, why);
   EXPECT_EQ(r.output.find("PASS"), std::string::npos) << args << ": refused after the work\n" << r.output;
 }
 

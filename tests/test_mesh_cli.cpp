@@ -43,10 +43,7 @@ TEST(MeshCli, BadInputExitsTwoWithOneLine) {
       {"run stream --cube 3 --no-ceiling", "--cube"},
   };
   for (const auto& [args, mention] : cases) {
-    auto r = run_ompref(args);
-    EXPECT_EQ(r.status, 2) << args << "\n" << r.output;
-    EXPECT_EQ(count_lines(r.stderr_text), 1) << args << "\n" << r.stderr_text;
-    EXPECT_NE(r.stderr_text.find(mention), std::string::npos) << args << "\n" << r.stderr_text;
+    ompref::testing::expect_one_line_refusal(args, mention);
   }
   std::remove(path.c_str());
 }

@@ -140,4 +140,24 @@ inline int count_lines(const std::string& text) {
   return n;
 }
 
+// A command line ompref must refuse, with what its one line must mention: the
+// case of a parameterised test (PrintTo names it in gtest's output).
+struct BadArgs {
+  const char* args;
+  const char* must_mention;  // what was wrong or what is accepted
+};
+inline void PrintTo(const BadArgs& c, std::ostream* os) { *os << "ompref " << c.args; }
+
+// `<env> ompref <args>` refused: exit 2 and one line on stderr that mentions
+// `why`. Returns the run, for what a caller checks beyond that.
+inline CommandResult expect_one_line_refusal(const std::string& args, const std::string& why,
+                                             const std::string& env = "") {
+  const std::string shown = env.empty() ? args : env + " ompref " + args;
+  CommandResult r = run_ompref(args, env);
+  EXPECT_EQ(r.status, 2) << shown << "\n" << r.output;
+  EXPECT_EQ(count_lines(r.stderr_text), 1) << shown << "\n" << r.stderr_text;
+  EXPECT_NE(r.stderr_text.find(why), std::string::npos) << shown << "\n" << r.stderr_text;
+  return r;
+}
+
 }  // namespace ompref::testing

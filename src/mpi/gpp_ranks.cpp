@@ -12,6 +12,7 @@
 #include <mpi.h>
 
 #include "common/gpp/complex.hpp"
+#include "common/gpp/gpp_basic.hpp"
 #include "common/gpp/gpp.hpp"
 #include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
@@ -56,14 +57,8 @@ void target_ranks(GppInstance& s, RunContext& ctx) {
     reduction(c3sum : acc)
   for (int k = 0; k < ngpown; ++k) {
     for (int n1 = n1_lo; n1 < n1_hi; ++n1) {
-      const int igp = indinv[inv_igp_index[k]];
-      double wx[nfreq];
-      for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
-      Complex3 loc = complex3_zero();
-      for (int ig = 0; ig < nc; ++ig) {
-        const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
-        add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
-      }
+      const Complex3 loc =
+          basic_element(k, n1, nb, nc, ngpown, aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
       complex3_combine(acc, loc);
     }
   }

@@ -2,13 +2,15 @@
 // entity (vertices or tetrahedra). Its offload port is src/omp_target/mesh.cpp:
 // the same program, differing only in directives, the device argument and the
 // data mapping (`diff src/omp_host/mesh.cpp src/omp_target/mesh.cpp`). The
-// per-element arithmetic is in common/mesh/mesh_element.hpp, called by both.
+// per-element arithmetic is in common/mesh/mesh_element.hpp and each loop's
+// item in common/mesh/mesh_items.hpp, called by both.
 #include <algorithm>
 #include <cstdint>
 #include <limits>
 
 #include "common/mesh/mesh.hpp"
 #include "common/mesh/mesh_element.hpp"
+#include "common/mesh/mesh_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::mesh {
@@ -37,14 +39,7 @@ void host_downward(MeshInstance& m, RunContext&) {
   double* volume = m.output("out_volume").data();
   double* centre = m.output("out_centre").data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const double* a = crd + 3 * std::int64_t(tet[4 * t + 0]);
-    const double* b = crd + 3 * std::int64_t(tet[4 * t + 1]);
-    const double* c = crd + 3 * std::int64_t(tet[4 * t + 2]);
-    const double* d = crd + 3 * std::int64_t(tet[4 * t + 3]);
-    volume[t] = tet_volume(a, b, c, d);
-    tet_barycentre(a, b, c, d, centre + 3 * t);
-  }
+  for (std::int64_t t = 0; t < nt; ++t) downward_item(tet, crd, volume, centre, t);
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
@@ -54,14 +49,7 @@ void host_transverse(MeshInstance& m, RunContext&) {
   const double* centre = m.centre.data();
   double* spread = m.output("spread").data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    double best = 0;
-    for (int k = 0; k < 4; ++k) {
-      const std::int32_t u = nbr[4 * t + k];
-      if (u >= 0) best = std::fmax(best, distance(centre + 3 * t, centre + 3 * std::int64_t(u)));
-    }
-    spread[t] = best;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) spread[t] = transverse_item(nbr, centre, t);
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
@@ -74,15 +62,7 @@ void host_ball_csr(MeshInstance& m, RunContext&) {
   double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < nv; ++v) {
-    double s[3] = {0, 0, 0};
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) {
-      const std::int64_t t = corner[i] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const int degree = offset[v + 1] - offset[v];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
-  }
+  for (std::int64_t v = 0; v < nv; ++v) ball_csr_item(offset, corner, centre, crd, smooth, omega, v);
 }
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
@@ -101,20 +81,8 @@ void host_ball_binned(MeshInstance& m, RunContext&) {
   double* smooth = m.output("smooth").data();
   const double omega = smoothing_omega;
 #pragma omp parallel for schedule(static)
-  for (std::int64_t r = 0; r < rows; ++r) {
-    int b = 0;
-    while (b + 1 < nb && r >= first[b + 1]) ++b;
-    const std::int64_t stride = count[b];
-    const std::int32_t* column = corner + offset[b] + (r - first[b]);
-    const std::int32_t deg = degree[r];
-    double s[3] = {0, 0, 0};
-    for (std::int32_t j = 0; j < deg; ++j) {
-      const std::int64_t t = column[j * stride] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const std::int64_t v = vertex[r];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
-  }
+  for (std::int64_t r = 0; r < rows; ++r)
+    ball_binned_item(nb, first, count, offset, vertex, degree, corner, centre, crd, smooth, omega, r);
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
@@ -128,8 +96,7 @@ void host_lumped_atomic(MeshInstance& m, RunContext&) {
 #pragma omp parallel for schedule(static)
   for (std::int64_t t = 0; t < nt; ++t) {
     const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
-                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
+    const double quarter = quarter_volume_of<std::int64_t>(crd, e);
     for (int k = 0; k < 4; ++k) {
 #pragma omp atomic update
       lumped[e[k]] += quarter;
@@ -148,18 +115,9 @@ void host_lumped_scatter_gather(MeshInstance& m, RunContext&) {
   double* tmp = m.corner_tmp.data();
   double* lumped = m.output("lumped").data();
 #pragma omp parallel for schedule(static)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
-                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
-    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) scatter_item(tet, crd, tmp, t);
 #pragma omp parallel for schedule(static)
-  for (std::int64_t v = 0; v < nv; ++v) {
-    double s = 0;
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];
-    lumped[v] = s;
-  }
+  for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);
 }
 
 // Reductions: sum, min, max of the volumes, sum and max of the quality, and
@@ -173,14 +131,7 @@ void host_reduce(MeshInstance& m, RunContext&) {
   MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
 #pragma omp parallel for schedule(static) reduction(+ : vsum, qsum) reduction(min : vmin) \
     reduction(max : vmax, qmax) reduction(minloc : qmin)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    vsum += volume[t];
-    vmin = std::fmin(vmin, volume[t]);
-    vmax = std::fmax(vmax, volume[t]);
-    qsum += quality[t];
-    qmax = std::fmax(qmax, quality[t]);
-    qmin = minloc_better(qmin, MinLoc{quality[t], t});
-  }
+  for (std::int64_t t = 0; t < nt; ++t) reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
   m.red = Reductions{vsum, vmin, vmax, qsum, qmax, qmin};
 }
 
@@ -201,21 +152,8 @@ void host_reduce_blocks(MeshInstance& m, RunContext&) {
     const std::int64_t lo = std::min(nt, b * chunk), hi = std::min(nt, lo + chunk);
     double vsum = 0, vmin = inf, vmax = -inf, qsum = 0, qmax = -inf;
     MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
-    for (std::int64_t t = lo; t < hi; ++t) {
-      vsum += volume[t];
-      vmin = std::fmin(vmin, volume[t]);
-      vmax = std::fmax(vmax, volume[t]);
-      qsum += quality[t];
-      qmax = std::fmax(qmax, quality[t]);
-      qmin = minloc_better(qmin, MinLoc{quality[t], t});
-    }
-    part[6 * b + 0] = vsum;
-    part[6 * b + 1] = vmin;
-    part[6 * b + 2] = vmax;
-    part[6 * b + 3] = qsum;
-    part[6 * b + 4] = qmax;
-    part[6 * b + 5] = qmin.value;
-    part_index[b] = qmin.index;
+    for (std::int64_t t = lo; t < hi; ++t) reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
+    store_partial(part, part_index, b, Reductions{vsum, vmin, vmax, qsum, qmax, qmin});
   }
   m.red = combine_blocks(part, part_index, nb);
 }

@@ -5,9 +5,11 @@
 // each summing the ncouls terms of its ig loop. Neighbouring threads are
 // neighbouring bands at one k: a warp reads one element I_eps[ig][k] per step
 // and contiguous aqsmtemp[igp][n1]. factor(k, n1) is now the same for every
-// term of a thread (the compiler may move it out of the ig loop). Six real
-// scalar reductions combine the threads, as before.
+// term of a thread (the compiler may move it out of the ig loop): a thread's
+// work is basic_element (src/common/gpp/gpp_basic.hpp), which the next steps
+// keep. Six real scalar reductions combine the threads, as before.
 #include "common/gpp/complex.hpp"
+#include "common/gpp/gpp_basic.hpp"
 #include "common/gpp/gpp.hpp"
 #include "common/gpp/gpp_data.hpp"
 #include "common/registry.hpp"
@@ -46,14 +48,8 @@ void target_basic(GppInstance& s, RunContext& ctx) {
     reduction(+ : re0, im0, re1, im1, re2, im2)
   for (int k = 0; k < ngpown; ++k) {
     for (int n1 = 0; n1 < nb; ++n1) {
-      const int igp = indinv[inv_igp_index[k]];
-      double wx[nfreq];
-      for (int iw = 0; iw < nfreq; ++iw) wx[iw] = wx_of(e_n1kq[n1], iw);
-      Complex3 loc = complex3_zero();
-      for (int ig = 0; ig < nc; ++ig) {
-        const Complex factor = factor_of(aqsm[igp * nb + n1], aqsn[igp * nb + n1], vcoul[igp], wtilde[igp * ngpown + k]);
-        add_term(wx, wtilde[ig * ngpown + k], ieps[ig * ngpown + k], factor, loc);
-      }
+      const Complex3 loc =
+          basic_element(k, n1, nb, nc, ngpown, aqsm, aqsn, ieps, wtilde, vcoul, e_n1kq, inv_igp_index, indinv);
       re0 += loc.v[0].re, im0 += loc.v[0].im;
       re1 += loc.v[1].re, im1 += loc.v[1].im;
       re2 += loc.v[2].re, im2 += loc.v[2].im;

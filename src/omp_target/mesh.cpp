@@ -3,7 +3,8 @@
 // entity. The port of src/omp_host/mesh.cpp: the same program, differing only
 // in directives, the device argument and the data mapping
 // (`diff src/omp_host/mesh.cpp src/omp_target/mesh.cpp`). The per-element
-// arithmetic is in common/mesh/mesh_element.hpp (declare target), called by both.
+// arithmetic is in common/mesh/mesh_element.hpp and each loop's item in
+// common/mesh/mesh_items.hpp (declare target), called by both.
 //
 // Each kernel's device data is its row of the kernel table
 // (common/mesh/mesh_kernels.cpp: the arrays it reads, its outputs, its
@@ -21,6 +22,7 @@
 #include "common/mesh/mesh.hpp"
 #include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
+#include "common/mesh/mesh_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::mesh {
@@ -57,14 +59,7 @@ void target_downward(MeshInstance& m, RunContext& ctx) {
   double* centre = m.output("out_centre").data();
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const double* a = crd + 3 * std::int64_t(tet[4 * t + 0]);
-    const double* b = crd + 3 * std::int64_t(tet[4 * t + 1]);
-    const double* c = crd + 3 * std::int64_t(tet[4 * t + 2]);
-    const double* d = crd + 3 * std::int64_t(tet[4 * t + 3]);
-    volume[t] = tet_volume(a, b, c, d);
-    tet_barycentre(a, b, c, d, centre + 3 * t);
-  }
+  for (std::int64_t t = 0; t < nt; ++t) downward_item(tet, crd, volume, centre, t);
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
@@ -75,14 +70,7 @@ void target_transverse(MeshInstance& m, RunContext& ctx) {
   const double* centre = m.centre.data();
   double* spread = m.output("spread").data();
 #pragma omp target teams distribute parallel for device(dev) map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
-  for (std::int64_t t = 0; t < nt; ++t) {
-    double best = 0;
-    for (int k = 0; k < 4; ++k) {
-      const std::int32_t u = nbr[4 * t + k];
-      if (u >= 0) best = std::fmax(best, distance(centre + 3 * t, centre + 3 * std::int64_t(u)));
-    }
-    spread[t] = best;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) spread[t] = transverse_item(nbr, centre, t);
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
@@ -97,15 +85,7 @@ void target_ball_csr(MeshInstance& m, RunContext& ctx) {
   const double omega = smoothing_omega;
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : offset[0:nv + 1], corner[0:4 * m.nt], centre[0:3 * m.nt], crd[0:3 * nv], smooth[0:3 * nv])
-  for (std::int64_t v = 0; v < nv; ++v) {
-    double s[3] = {0, 0, 0};
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) {
-      const std::int64_t t = corner[i] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const int degree = offset[v + 1] - offset[v];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
-  }
+  for (std::int64_t v = 0; v < nv; ++v) ball_csr_item(offset, corner, centre, crd, smooth, omega, v);
 }
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
@@ -127,20 +107,8 @@ void target_ball_binned(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev)                                      \
     map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],            \
                 corner[0:m.bins.corner.size()], centre[0:3 * m.nt], crd[0:3 * m.nv], smooth[0:3 * m.nv])
-  for (std::int64_t r = 0; r < rows; ++r) {
-    int b = 0;
-    while (b + 1 < nb && r >= first[b + 1]) ++b;
-    const std::int64_t stride = count[b];
-    const std::int32_t* column = corner + offset[b] + (r - first[b]);
-    const std::int32_t deg = degree[r];
-    double s[3] = {0, 0, 0};
-    for (std::int32_t j = 0; j < deg; ++j) {
-      const std::int64_t t = column[j * stride] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const std::int64_t v = vertex[r];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
-  }
+  for (std::int64_t r = 0; r < rows; ++r)
+    ball_binned_item(nb, first, count, offset, vertex, degree, corner, centre, crd, smooth, omega, r);
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
@@ -155,8 +123,7 @@ void target_lumped_atomic(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev) map(alloc : tet[0:4 * nt], crd[0:3 * nv], lumped[0:nv])
   for (std::int64_t t = 0; t < nt; ++t) {
     const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
-                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
+    const double quarter = quarter_volume_of<std::int64_t>(crd, e);
     for (int k = 0; k < 4; ++k) {
 #pragma omp atomic update
       lumped[e[k]] += quarter;
@@ -176,19 +143,10 @@ void target_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   double* tmp = m.corner_tmp.data();
   double* lumped = m.output("lumped").data();
 #pragma omp target teams distribute parallel for device(dev) map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
-  for (std::int64_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * std::int64_t(e[0]), crd + 3 * std::int64_t(e[1]),
-                                             crd + 3 * std::int64_t(e[2]), crd + 3 * std::int64_t(e[3]));
-    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
-  }
+  for (std::int64_t t = 0; t < nt; ++t) scatter_item(tet, crd, tmp, t);
 #pragma omp target teams distribute parallel for device(dev) \
     map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])
-  for (std::int64_t v = 0; v < nv; ++v) {
-    double s = 0;
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];
-    lumped[v] = s;
-  }
+  for (std::int64_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);
 }
 
 // Reductions: sum, min, max of the volumes, sum and max of the quality, and
@@ -204,14 +162,7 @@ void target_reduce(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev) map(alloc : volume[0:nt], quality[0:nt]) \
     map(tofrom : vsum, vmin, vmax, qsum, qmax, qmin) reduction(+ : vsum, qsum) reduction(min : vmin) \
     reduction(max : vmax, qmax) reduction(minloc : qmin)
-  for (std::int64_t t = 0; t < nt; ++t) {
-    vsum += volume[t];
-    vmin = std::fmin(vmin, volume[t]);
-    vmax = std::fmax(vmax, volume[t]);
-    qsum += quality[t];
-    qmax = std::fmax(qmax, quality[t]);
-    qmin = minloc_better(qmin, MinLoc{quality[t], t});
-  }
+  for (std::int64_t t = 0; t < nt; ++t) reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
   m.red = Reductions{vsum, vmin, vmax, qsum, qmax, qmin};
 }
 
@@ -241,21 +192,8 @@ void target_reduce_blocks(MeshInstance& m, RunContext& ctx) {
     MinLoc qmin{inf, std::numeric_limits<std::int64_t>::max()};
 #pragma omp parallel for schedule(static, 1) reduction(+ : vsum, qsum) reduction(min : vmin) \
     reduction(max : vmax, qmax) reduction(minloc : qmin)
-    for (std::int64_t t = lo; t < hi; ++t) {
-      vsum += volume[t];
-      vmin = std::fmin(vmin, volume[t]);
-      vmax = std::fmax(vmax, volume[t]);
-      qsum += quality[t];
-      qmax = std::fmax(qmax, quality[t]);
-      qmin = minloc_better(qmin, MinLoc{quality[t], t});
-    }
-    part[6 * b + 0] = vsum;
-    part[6 * b + 1] = vmin;
-    part[6 * b + 2] = vmax;
-    part[6 * b + 3] = qsum;
-    part[6 * b + 4] = qmax;
-    part[6 * b + 5] = qmin.value;
-    part_index[b] = qmin.index;
+    for (std::int64_t t = lo; t < hi; ++t) reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
+    store_partial(part, part_index, b, Reductions{vsum, vmin, vmax, qsum, qmax, qmin});
   }
 #pragma omp target update device(dev) from(part[0:6 * nb], part_index[0:nb])
   m.red = combine_blocks(part, part_index, nb);

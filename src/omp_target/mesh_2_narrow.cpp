@@ -25,22 +25,12 @@
 #include "common/mesh/mesh.hpp"
 #include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
+#include "common/mesh/mesh_items.hpp"
 #include "common/registry.hpp"
+#include "omp_target/mesh_launch.hpp"
 
 namespace ompref::mesh {
 namespace {
-
-// Threads per team, and on a device as many teams as it takes to give each
-// thread one item (league(): one team on the host fallback).
-constexpr int tuned_threads = 256;
-int teams_for(std::int64_t items, const RunContext& ctx) {
-  return league(ctx.on_device, long((items + tuned_threads - 1) / tuned_threads));
-}
-// Teams of the two-level reduction: 5 of 256 threads per multiprocessor of an
-// H200 (132), as many as run at once at 48 registers a thread (one wave); at
-// most reduce_blocks partials.
-constexpr int reduce_teams = 660;
-static_assert(reduce_teams <= reduce_blocks);
 
 // Direct: loop over vertices, read and write the vertex's own data.
 void target_narrow_direct(MeshInstance& m, RunContext& ctx) {
@@ -75,14 +65,7 @@ void target_narrow_downward(MeshInstance& m, RunContext& ctx) {
   const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
-  for (std::int32_t t = 0; t < nt; ++t) {
-    const double* a = crd + 3 * tet[4 * t + 0];
-    const double* b = crd + 3 * tet[4 * t + 1];
-    const double* c = crd + 3 * tet[4 * t + 2];
-    const double* d = crd + 3 * tet[4 * t + 3];
-    volume[t] = tet_volume(a, b, c, d);
-    tet_barycentre(a, b, c, d, centre + 3 * t);
-  }
+  for (std::int32_t t = 0; t < nt; ++t) downward_item(tet, crd, volume, centre, t);
 }
 
 // Transverse: loop over tets, read their face neighbours' data.
@@ -95,14 +78,7 @@ void target_narrow_transverse(MeshInstance& m, RunContext& ctx) {
   const int teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : nbr[0:4 * nt], centre[0:3 * nt], spread[0:nt])
-  for (std::int32_t t = 0; t < nt; ++t) {
-    double best = 0;
-    for (int k = 0; k < 4; ++k) {
-      const std::int32_t u = nbr[4 * t + k];
-      if (u >= 0) best = std::fmax(best, distance(centre + 3 * t, centre + 3 * u));
-    }
-    spread[t] = best;
-  }
+  for (std::int32_t t = 0; t < nt; ++t) spread[t] = transverse_item(nbr, centre, t);
 }
 
 // Upward, CSR: loop over vertices, read the ball between two offsets.
@@ -118,15 +94,7 @@ void target_narrow_ball_csr(MeshInstance& m, RunContext& ctx) {
   const int teams = teams_for(nv, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : offset[0:nv + 1], corner[0:4 * m.nt], centre[0:3 * m.nt], crd[0:3 * nv], smooth[0:3 * nv])
-  for (std::int32_t v = 0; v < nv; ++v) {
-    double s[3] = {0, 0, 0};
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) {
-      const std::int32_t t = corner[i] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const int degree = offset[v + 1] - offset[v];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], degree, omega);
-  }
+  for (std::int32_t v = 0; v < nv; ++v) ball_csr_item(offset, corner, centre, crd, smooth, omega, v);
 }
 
 // Upward, degree-binned (GMlib): one loop over the rows of all bins; a row
@@ -150,20 +118,8 @@ void target_narrow_ball_binned(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads)  \
     map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],                      \
                 corner[0:m.bins.corner.size()], centre[0:3 * m.nt], crd[0:3 * m.nv], smooth[0:3 * m.nv])
-  for (std::int32_t r = 0; r < rows; ++r) {
-    int b = 0;
-    while (b + 1 < nb && r >= first[b + 1]) ++b;
-    const std::int64_t stride = count[b];
-    const std::int32_t* column = corner + offset[b] + (r - first[b]);
-    const std::int32_t deg = degree[r];
-    double s[3] = {0, 0, 0};
-    for (std::int32_t j = 0; j < deg; ++j) {
-      const std::int32_t t = column[j * stride] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const std::int32_t v = vertex[r];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
-  }
+  for (std::int32_t r = 0; r < rows; ++r)
+    ball_binned_item(nb, first, count, offset, vertex, degree, corner, centre, crd, smooth, omega, r);
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
@@ -181,7 +137,7 @@ void target_narrow_lumped_atomic(MeshInstance& m, RunContext& ctx) {
     map(alloc : tet[0:4 * nt], crd[0:3 * nv], lumped[0:nv])
   for (std::int32_t t = 0; t < nt; ++t) {
     const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * e[0], crd + 3 * e[1], crd + 3 * e[2], crd + 3 * e[3]);
+    const double quarter = quarter_volume_of<std::int32_t>(crd, e);
     for (int k = 0; k < 4; ++k) {
 #pragma omp atomic update
       lumped[e[k]] += quarter;
@@ -203,18 +159,10 @@ void target_narrow_lumped_scatter_gather(MeshInstance& m, RunContext& ctx) {
   const int vertex_teams = teams_for(nv, ctx), tet_teams = teams_for(nt, ctx);
 #pragma omp target teams distribute parallel for device(dev) num_teams(tet_teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * nv], tmp[0:4 * nt])
-  for (std::int32_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = tet + 4 * t;
-    const double quarter = 0.25 * tet_volume(crd + 3 * e[0], crd + 3 * e[1], crd + 3 * e[2], crd + 3 * e[3]);
-    for (int k = 0; k < 4; ++k) tmp[4 * t + k] = quarter;
-  }
+  for (std::int32_t t = 0; t < nt; ++t) scatter_item(tet, crd, tmp, t);
 #pragma omp target teams distribute parallel for device(dev) num_teams(vertex_teams) thread_limit(tuned_threads) \
     map(alloc : offset[0:nv + 1], corner[0:4 * nt], tmp[0:4 * nt], lumped[0:nv])
-  for (std::int32_t v = 0; v < nv; ++v) {
-    double s = 0;
-    for (std::int32_t i = offset[v]; i < offset[v + 1]; ++i) s += tmp[corner[i]];
-    lumped[v] = s;
-  }
+  for (std::int32_t v = 0; v < nv; ++v) lumped[v] = gather_item(offset, corner, tmp, v);
 }
 
 // The same reductions in two levels: team b's threads take every
@@ -239,24 +187,11 @@ void target_narrow_reduce_blocks(MeshInstance& m, RunContext& ctx) {
     {
       const std::int32_t stride = nb * tuned_threads;
       for (std::int32_t lane = omp_get_thread_num(); lane < tuned_threads; lane += omp_get_num_threads()) {
-        for (std::int32_t t = b * tuned_threads + lane; t < nt; t += stride) {
-          const double v = volume[t], q = quality[t];
-          vsum += v;
-          vmin = std::fmin(vmin, v);
-          vmax = std::fmax(vmax, v);
-          qsum += q;
-          qmax = std::fmax(qmax, q);
-          qmin = minloc_better(qmin, MinLoc{q, t});
-        }
+        for (std::int32_t t = b * tuned_threads + lane; t < nt; t += stride)
+          reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
       }
     }
-    part[6 * b + 0] = vsum;
-    part[6 * b + 1] = vmin;
-    part[6 * b + 2] = vmax;
-    part[6 * b + 3] = qsum;
-    part[6 * b + 4] = qmax;
-    part[6 * b + 5] = qmin.value;
-    part_index[b] = qmin.index;
+    store_partial(part, part_index, b, Reductions{vsum, vmin, vmax, qsum, qmax, qmin});
   }
 #pragma omp target update device(dev) from(part[0:6 * nb], part_index[0:nb])
   m.red = combine_blocks(part, part_index, nb);

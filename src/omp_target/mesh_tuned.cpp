@@ -31,23 +31,13 @@
 #include "common/mesh/mesh.hpp"
 #include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
+#include "common/mesh/mesh_items.hpp"
 #include "common/registry.hpp"
+#include "omp_target/mesh_launch.hpp"
 #include "omp_target/team_reduction.hpp"
 
 namespace ompref::mesh {
 namespace {
-
-// Threads per team, and on a device as many teams as it takes to give each
-// thread one item (league(): one team on the host fallback).
-constexpr int tuned_threads = 256;
-int teams_for(std::int64_t items, const RunContext& ctx) {
-  return league(ctx.on_device, long((items + tuned_threads - 1) / tuned_threads));
-}
-// Teams of the two-level reduction: 5 of 256 threads per multiprocessor of an
-// H200 (132), as many as run at once at 48 registers a thread (one wave); at
-// most reduce_blocks partials.
-constexpr int reduce_teams = 660;
-static_assert(reduce_teams <= reduce_blocks);
 
 #pragma omp declare target
 // Row t of a 4-column int32 table (tet, tet_nbr): 16-byte aligned.
@@ -186,20 +176,8 @@ void target_tuned_ball_binned(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads)  \
     map(alloc : first[0:nb], count[0:nb], offset[0:nb], vertex[0:rows], degree[0:rows],                      \
                 corner[0:m.bins.corner.size()], centre[0:3 * m.nt], crd[0:3 * m.nv], smooth[0:3 * m.nv])
-  for (std::int32_t r = 0; r < rows; ++r) {
-    int b = 0;
-    while (b + 1 < nb && r >= first[b + 1]) ++b;
-    const std::int64_t stride = count[b];
-    const std::int32_t* column = corner + offset[b] + (r - first[b]);
-    const std::int32_t deg = degree[r];
-    double s[3] = {0, 0, 0};
-    for (std::int32_t j = 0; j < deg; ++j) {
-      const std::int32_t t = column[j * stride] >> 2;
-      for (int k = 0; k < 3; ++k) s[k] += centre[3 * t + k];
-    }
-    const std::int32_t v = vertex[r];
-    for (int k = 0; k < 3; ++k) smooth[3 * v + k] = relax(crd[3 * v + k], s[k], deg, omega);
-  }
+  for (std::int32_t r = 0; r < rows; ++r)
+    ball_binned_item(nb, first, count, offset, vertex, degree, corner, centre, crd, smooth, omega, r);
 }
 
 // Indirect write with atomics: loop over tets, add volume / 4 to each vertex.
@@ -313,33 +291,13 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
           double v[in_flight], q[in_flight];
           for (int k = 0; k < in_flight; ++k) v[k] = volume[t + k * stride];
           for (int k = 0; k < in_flight; ++k) q[k] = quality[t + k * stride];
-          for (int k = 0; k < in_flight; ++k) {
-            vsum += v[k];
-            vmin = std::fmin(vmin, v[k]);
-            vmax = std::fmax(vmax, v[k]);
-            qsum += q[k];
-            qmax = std::fmax(qmax, q[k]);
-            qmin = minloc_better(qmin, MinLoc{q[k], t + k * stride});
-          }
+          for (int k = 0; k < in_flight; ++k)
+            reduce_item(v[k], q[k], t + k * stride, vsum, vmin, vmax, qsum, qmax, qmin);
         }
-        for (; t < nt; t += stride) {
-          const double v = volume[t], q = quality[t];
-          vsum += v;
-          vmin = std::fmin(vmin, v);
-          vmax = std::fmax(vmax, v);
-          qsum += q;
-          qmax = std::fmax(qmax, q);
-          qmin = minloc_better(qmin, MinLoc{q, t});
-        }
+        for (; t < nt; t += stride) reduce_item(volume[t], quality[t], t, vsum, vmin, vmax, qsum, qmax, qmin);
       }
     }
-    part[6 * b + 0] = vsum;
-    part[6 * b + 1] = vmin;
-    part[6 * b + 2] = vmax;
-    part[6 * b + 3] = qsum;
-    part[6 * b + 4] = qmax;
-    part[6 * b + 5] = qmin.value;
-    part_index[b] = qmin.index;
+    store_partial(part, part_index, b, Reductions{vsum, vmin, vmax, qsum, qmax, qmin});
     if (last_team_done(tuned_teams_done, nb)) *result = combine_on_team(part, part_index, nb);
   }
   m.red = *result;
