@@ -229,6 +229,65 @@ const double* SlabInstance::reference_state(long total_steps) const {
   return r.lat[r.cur].data();
 }
 
+namespace {
+
+// Every plane's digest on every rank, in z order (rank order).
+std::vector<std::uint64_t> all_plane_digests(const SlabInstance& s, const std::vector<std::uint64_t>& mine) {
+  std::vector<int> counts(static_cast<std::size_t>(s.ranks)), offsets(static_cast<std::size_t>(s.ranks));
+  for (int r = 0; r < s.ranks; ++r) {
+    counts[std::size_t(r)] = slab_planes(s.p.nz, r, s.ranks);
+    offsets[std::size_t(r)] = slab_first(s.p.nz, r, s.ranks);
+  }
+  std::vector<std::uint64_t> digests(std::size_t(s.p.nz));
+  MPI_Allgatherv(mine.data(), s.nzl, MPI_UINT64_T, digests.data(), counts.data(), offsets.data(), MPI_UINT64_T,
+                 MPI_COMM_WORLD);
+  return digests;
+}
+
+// The droplet's observables over the ranks: the cells they read (the cubes
+// at the centre and the corner, the axes through the centre), each from the
+// rank that owns it: a sum over the ranks of values that are zero but on
+// their owner.
+void droplet_over_ranks(const SlabInstance& s, const Grid& whole, const double* rho, const double* psi,
+                        Observables& o) {
+  const Params& p = s.p;
+  const int cx = p.nx / 2, cy = p.ny / 2, cz = p.nz / 2;
+  std::vector<long> cells;
+  const auto add = [&](int x, int y, int z) {
+    cells.push_back(((x % p.nx + p.nx) % p.nx) + long(p.nx) * (((y % p.ny + p.ny) % p.ny) +
+                                                                 long(p.ny) * ((z % p.nz + p.nz) % p.nz)));
+  };
+  for (int dz = -2; dz <= 2; ++dz)
+    for (int dy = -2; dy <= 2; ++dy)
+      for (int dx = -2; dx <= 2; ++dx) {
+        add(cx + dx, cy + dy, cz + dz);
+        add(dx, dy, dz);
+      }
+  for (int x = 0; x < p.nx; ++x) add(x, cy, cz);
+  for (int y = 0; y < p.ny; ++y) add(cx, y, cz);
+  for (int z = 0; z < p.nz; ++z) add(cx, cy, z);
+  std::sort(cells.begin(), cells.end());
+  cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
+  std::vector<double> mine(2 * cells.size(), 0.0), all(2 * cells.size());
+  for (std::size_t j = 0; j < cells.size(); ++j) {
+    const long z = cells[j] / s.plane;
+    if (z < s.z0 || z >= s.z0 + s.nzl) continue;
+    const long k = cells[j] - z * s.plane + (z - s.z0 + 1) * s.plane;
+    mine[2 * j] = rho[k];
+    mine[2 * j + 1] = psi[k];
+  }
+  MPI_Allreduce(mine.data(), all.data(), int(all.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+  droplet_observables(whole, s.coeffs.G, [&](int x, int y, int z) {
+    const long k = x + long(p.nx) * (y + long(p.ny) * z);
+    const auto at = std::lower_bound(cells.begin(), cells.end(), k);
+    if (at == cells.end() || *at != k) throw std::logic_error("lbm slab: a droplet cell not gathered");
+    const std::size_t j = std::size_t(at - cells.begin());
+    return CellFields{all[2 * j], all[2 * j + 1]};
+  }, o);
+}
+
+}  // namespace
+
 nlohmann::json SlabInstance::observe(const double* pop, long double& mass, const BlockVisit& visit) const {
   const std::size_t n = std::size_t(g.stride);
   if (observed_rho_.size() != n) {
@@ -247,54 +306,8 @@ nlohmann::json SlabInstance::observe(const double* pop, long double& mass, const
   MPI_Allreduce(&fastest, &o.max_U, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
   mass = sum_in_rank_order(fields.mass);
   o.mass = double(mass);
-  // Every plane's digest on every rank, in z order (rank order).
-  std::vector<int> counts(static_cast<std::size_t>(ranks)), offsets(static_cast<std::size_t>(ranks));
-  for (int r = 0; r < ranks; ++r) {
-    counts[std::size_t(r)] = slab_planes(p.nz, r, ranks);
-    offsets[std::size_t(r)] = slab_first(p.nz, r, ranks);
-  }
-  std::vector<std::uint64_t> digests(std::size_t(p.nz));
-  MPI_Allgatherv(fields.digests.data(), nzl, MPI_UINT64_T, digests.data(), counts.data(), offsets.data(),
-                 MPI_UINT64_T, MPI_COMM_WORLD);
-  if (p.kind == Case::droplet) {
-    // The cells the droplet's observables read (the cubes at the centre and
-    // the corner, the axes through the centre), each from the rank that owns
-    // it: a sum over the ranks of values that are zero but on their owner.
-    const Grid whole = whole_.grid;
-    const int cx = p.nx / 2, cy = p.ny / 2, cz = p.nz / 2;
-    std::vector<long> cells;
-    const auto add = [&](int x, int y, int z) {
-      cells.push_back(((x % p.nx + p.nx) % p.nx) + long(p.nx) * (((y % p.ny + p.ny) % p.ny) +
-                                                                   long(p.ny) * ((z % p.nz + p.nz) % p.nz)));
-    };
-    for (int dz = -2; dz <= 2; ++dz)
-      for (int dy = -2; dy <= 2; ++dy)
-        for (int dx = -2; dx <= 2; ++dx) {
-          add(cx + dx, cy + dy, cz + dz);
-          add(dx, dy, dz);
-        }
-    for (int x = 0; x < p.nx; ++x) add(x, cy, cz);
-    for (int y = 0; y < p.ny; ++y) add(cx, y, cz);
-    for (int z = 0; z < p.nz; ++z) add(cx, cy, z);
-    std::sort(cells.begin(), cells.end());
-    cells.erase(std::unique(cells.begin(), cells.end()), cells.end());
-    std::vector<double> mine(2 * cells.size(), 0.0), all(2 * cells.size());
-    for (std::size_t j = 0; j < cells.size(); ++j) {
-      const long z = cells[j] / plane;
-      if (z < z0 || z >= z0 + nzl) continue;
-      const long k = cells[j] - z * plane + (z - z0 + 1) * plane;
-      mine[2 * j] = rho[k];
-      mine[2 * j + 1] = psi[k];
-    }
-    MPI_Allreduce(mine.data(), all.data(), int(all.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
-    droplet_observables(whole, coeffs.G, [&](int x, int y, int z) {
-      const long k = x + long(p.nx) * (y + long(p.ny) * z);
-      const auto at = std::lower_bound(cells.begin(), cells.end(), k);
-      if (at == cells.end() || *at != k) throw std::logic_error("lbm slab: a droplet cell not gathered");
-      const std::size_t j = std::size_t(at - cells.begin());
-      return CellFields{all[2 * j], all[2 * j + 1]};
-    }, o);
-  }
+  const std::vector<std::uint64_t> digests = all_plane_digests(*this, fields.digests);
+  if (p.kind == Case::droplet) droplet_over_ranks(*this, whole_.grid, rho, psi, o);
   return observables_json(o, combine_digests(digests));
 }
 

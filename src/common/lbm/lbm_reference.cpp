@@ -52,6 +52,15 @@ struct LbmInstance::Reference {
   std::size_t keep_limit = 0;
   std::map<long, AlignedArray<double>> kept;  // step count -> the state after it
   std::vector<std::pair<double, std::string>> frames;
+
+  explicit Reference(const LbmInstance& s);
+  long lattice() const { return long(lat[0].size()); }
+  void write_frame(const LbmInstance& s, long step);  // the current state's, listed once in the .pvd
+  void keep(long needed);  // the state after `steps`, the oldest kept one (unless `needed`) making room
+  void restart(const LbmInstance& s, long from, bool vtk);  // from a kept state after `from` steps, or step 0
+  // Up to `total_steps`, keeping states at repetition boundaries, writing
+  // frames; a progress line for long runs on a terminal.
+  void advance(const LbmInstance& s, long total_steps, bool vtk);
 };
 
 namespace {
@@ -351,45 +360,89 @@ Worst worst_of(const std::vector<Worst>& planes) {
 
 }  // namespace
 
-const double* LbmInstance::reference_state(long total_steps) const {
-  const long lattice = grid.stride * Q;
-  if (!ref_) {
-    ref_ = std::make_shared<Reference>();
-    ref_->lat[0] = AlignedArray<double>(std::size_t(lattice));
-    ref_->lat[1] = AlignedArray<double>(std::size_t(lattice));
-    ref_->psi = AlignedArray<double>(std::size_t(grid.stride));
-    ref_->open = open_rows(grid, solid.data());
-    const double state_bytes = double(lattice) * sizeof(double);
-    ref_->keep_limit = std::size_t(std::clamp(0.25 * host_info().available_bytes / state_bytes, 0.0, 8.0));
+LbmInstance::Reference::Reference(const LbmInstance& s) {
+  const long n = s.grid.stride * Q;
+  lat[0] = AlignedArray<double>(std::size_t(n));
+  lat[1] = AlignedArray<double>(std::size_t(n));
+  psi = AlignedArray<double>(std::size_t(s.grid.stride));
+  open = open_rows(s.grid, s.solid.data());
+  const double state_bytes = double(n) * sizeof(double);
+  keep_limit = std::size_t(std::clamp(0.25 * host_info().available_bytes / state_bytes, 0.0, 8.0));
+}
+
+void LbmInstance::Reference::write_frame(const LbmInstance& s, long step) {
+  const std::string name = case_name(s.p.kind);
+  const std::string file = fmt::format("lbm_{}_{:06d}.vti", name, step);
+  vtk::write_vti((std::filesystem::path(s.p.out_dir) / file).string(), image_of(s, lat[cur].data()));
+  // A step run again (from a kept state or the start) rewrites its frame, listed once.
+  const auto at = std::lower_bound(frames.begin(), frames.end(), std::pair{double(step), std::string()});
+  if (at == frames.end() || at->first != double(step)) frames.emplace(at, double(step), file);
+  vtk::write_pvd((std::filesystem::path(s.p.out_dir) / fmt::format("lbm_{}.pvd", name)).string(), frames);
+}
+
+void LbmInstance::Reference::keep(long needed) {
+  if (steps <= 0 || kept.count(steps) || keep_limit == 0) return;
+  if (kept.size() >= keep_limit) {
+    if (kept.begin()->first > steps || kept.begin()->first == needed) return;
+    kept.erase(kept.begin());
   }
+  AlignedArray<double> state{std::size_t(lattice())};
+  copy_state(lat[cur].data(), state.data(), lattice());
+  kept.emplace(steps, std::move(state));
+}
+
+void LbmInstance::Reference::restart(const LbmInstance& s, long from, bool vtk) {
+  if (from > 0) {
+    copy_state(kept.at(from).data(), lat[cur].data(), lattice());
+    steps = from;
+    return;
+  }
+  s.initial_state(lat[0].data());
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  double* poisoned = lat[1].data();
+  const long n = lattice();
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) poisoned[i] = nan;  // first touch in parallel, as copy_state
+  cur = 0;
+  steps = 0;
+  if (vtk) write_frame(s, 0);
+}
+
+void LbmInstance::Reference::advance(const LbmInstance& s, long total_steps, bool vtk) {
+  const bool tty = isatty(2) == 1;
+  const double t0 = omp_get_wtime();
+  const long first = steps;
+  double last_print = t0;
+  while (steps < total_steps) {
+    // Repetition boundaries within reach of the kept states' number: where
+    // a variant stopped short by its budget is validated.
+    if (steps % s.p.steps == 0 && total_steps - steps <= long(keep_limit) * s.p.steps) keep(-1);
+    reference_step(s.grid, s.coeffs, s.solid.data(), open.data(), lat[cur].data(), lat[cur ^ 1].data(), psi.data());
+    cur ^= 1;
+    ++steps;
+    ++computed;
+    if (vtk && steps % s.p.vtk_every == 0) write_frame(s, steps);
+    const double now = omp_get_wtime();
+    if (tty && now - t0 > 3.0 && now - last_print > 1.0) {
+      const double rate = double(steps - first) * s.grid.n / (now - t0);
+      fmt::print(stderr, "\rlbm reference: step {}/{}, {:.1f} MLUPS, {:.0f} s left   ", steps, total_steps,
+                 rate / 1e6, double(total_steps - steps) * s.grid.n / rate);
+      last_print = now;
+    }
+  }
+  if (tty && last_print > t0) fmt::print(stderr, "\n");
+}
+
+const double* LbmInstance::reference_state(long total_steps) const {
+  if (!ref_) ref_ = std::make_shared<Reference>(*this);
   Reference& r = *ref_;
   const bool vtk = p.vtk_every > 0 && !p.out_dir.empty();
-  const std::string name = case_name(p.kind);
-  auto write_frame = [&](long step) {
-    const std::string file = fmt::format("lbm_{}_{:06d}.vti", name, step);
-    vtk::write_vti((std::filesystem::path(p.out_dir) / file).string(), image_of(*this, r.lat[r.cur].data()));
-    // A step run again (from a kept state or the start) rewrites its frame, listed once.
-    const auto at = std::lower_bound(r.frames.begin(), r.frames.end(), std::pair{double(step), std::string()});
-    if (at == r.frames.end() || at->first != double(step)) r.frames.emplace(at, double(step), file);
-    vtk::write_pvd((std::filesystem::path(p.out_dir) / fmt::format("lbm_{}.pvd", name)).string(), r.frames);
-  };
-  // The state after r.steps kept, the oldest kept one (unless it is
-  // `needed`) making room for it.
-  auto keep = [&](long needed) {
-    if (r.steps <= 0 || r.kept.count(r.steps) || r.keep_limit == 0) return;
-    if (r.kept.size() >= r.keep_limit) {
-      if (r.kept.begin()->first > r.steps || r.kept.begin()->first == needed) return;
-      r.kept.erase(r.kept.begin());
-    }
-    AlignedArray<double> state{std::size_t(lattice)};
-    copy_state(r.lat[r.cur].data(), state.data(), lattice);
-    r.kept.emplace(r.steps, std::move(state));
-  };
   // The latest state kept at or before the steps asked for.
   const auto after = r.kept.upper_bound(total_steps);
   const long from = after == r.kept.begin() ? -1 : std::prev(after)->first;
   if (r.steps == total_steps) return r.lat[r.cur].data();
-  if (r.steps < 0 || r.steps > total_steps || from > r.steps) keep(from);  // the state left behind
+  const bool behind = r.steps < 0 || r.steps > total_steps || from > r.steps;
+  if (behind) r.keep(from);  // the state left behind
   // A state kept across processes (OMPREF_CACHE), where the frames need no run.
   bool overwritten = false;
   if (!vtk && load_reference_state(*this, total_steps, r.lat[r.cur].data(), overwritten)) {
@@ -397,44 +450,9 @@ const double* LbmInstance::reference_state(long total_steps) const {
     return r.lat[r.cur].data();
   }
   if (overwritten) r.steps = -1;  // an entry cut short: the state it was read over is lost
-  if (r.steps < 0 || r.steps > total_steps || from > r.steps) {
-    if (from > 0) {
-      copy_state(r.kept.at(from).data(), r.lat[r.cur].data(), lattice);
-      r.steps = from;
-    } else {
-      initial_state(r.lat[0].data());
-      const double nan = std::numeric_limits<double>::quiet_NaN();
-      double* poisoned = r.lat[1].data();
-#pragma omp parallel for schedule(static)
-      for (long i = 0; i < lattice; ++i) poisoned[i] = nan;  // first touch in parallel, as copy_state
-      r.cur = 0;
-      r.steps = 0;
-      if (vtk) write_frame(0);
-    }
-  }
-  // A progress line for long reference runs, only on a terminal.
-  const bool tty = isatty(2) == 1;
-  const double t0 = omp_get_wtime();
+  if (r.steps < 0 || r.steps > total_steps || from > r.steps) r.restart(*this, from, vtk);
   const long first = r.steps;
-  double last_print = t0;
-  while (r.steps < total_steps) {
-    // Repetition boundaries within reach of the kept states' number: where
-    // a variant stopped short by its budget is validated.
-    if (r.steps % p.steps == 0 && total_steps - r.steps <= long(r.keep_limit) * p.steps) keep(-1);
-    reference_step(grid, coeffs, solid.data(), r.open.data(), r.lat[r.cur].data(), r.lat[r.cur ^ 1].data(), r.psi.data());
-    r.cur ^= 1;
-    ++r.steps;
-    ++r.computed;
-    if (vtk && r.steps % p.vtk_every == 0) write_frame(r.steps);
-    const double now = omp_get_wtime();
-    if (tty && now - t0 > 3.0 && now - last_print > 1.0) {
-      const double rate = double(r.steps - first) * grid.n / (now - t0);
-      fmt::print(stderr, "\rlbm reference: step {}/{}, {:.1f} MLUPS, {:.0f} s left   ", r.steps, total_steps,
-                 rate / 1e6, double(total_steps - r.steps) * grid.n / rate);
-      last_print = now;
-    }
-  }
-  if (tty && last_print > t0) fmt::print(stderr, "\n");
+  r.advance(*this, total_steps, vtk);
   if (r.steps > first) store_reference_state(*this, total_steps, r.lat[r.cur].data());
   return r.lat[r.cur].data();
 }
