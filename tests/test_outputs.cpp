@@ -2,9 +2,12 @@
 // any run, symbolic links written through, `-` for standard output, and the
 // provenance every result carries.
 #include <sys/stat.h>
+#include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmath>
+#include <csignal>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -102,6 +105,28 @@ TEST(OutputFile, SameFileIsJudgedByIdentity) {
   EXPECT_TRUE(same_output(file.string(), (dir.path / "." / "x.json").string()));
   EXPECT_TRUE(same_output(file.string(), (dir.path / "alias.json").string()));
   EXPECT_FALSE(same_output(file.string(), (dir.path / "y.json").string()));
+}
+
+// A command that has decided to end with an error (its line printed or left
+// to rank 0) keeps its status when a launcher's SIGTERM arrives meanwhile: no
+// "interrupted" line, no 130.
+TEST(OutputFile, ATerminationWhileEndingWithAnErrorKeepsTheStatus) {
+  for (const bool ending : {false, true}) {
+    const pid_t pid = fork();
+    ASSERT_GE(pid, 0);
+    if (pid == 0) {
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, STDERR_FILENO);
+      ompref::exit_130_on_interrupt();
+      if (ending) ompref::ending_with_error();
+      raise(SIGTERM);
+      _exit(2);
+    }
+    int status = 0;
+    ASSERT_EQ(waitpid(pid, &status, 0), pid);
+    ASSERT_TRUE(WIFEXITED(status));
+    EXPECT_EQ(WEXITSTATUS(status), ending ? 2 : 130) << (ending ? "ending" : "running");
+  }
 }
 
 TEST(OutputCli, JsonAndCsvAliasesAreRefusedBeforeAnyRun) {

@@ -19,6 +19,7 @@
 #include <omp.h>
 
 #include "app/compare.hpp"
+#include "app/result_files.hpp"
 #include "app/run_command.hpp"
 #include "common/device.hpp"
 #include "common/io/output_file.hpp"
@@ -413,6 +414,7 @@ int main(int argc, char** argv) {
   try {
     return flushed_stdout(run_main(argc, argv));
   } catch (const UsageError& e) {
+    ending_with_error();
     return report_error(fmt::format("ompref: {}", e.what()), 2, dynamic_cast<const AgreedUsageError*>(&e) != nullptr);
   } catch (const IoError& e) {  // a file read or written outside the ranks' agreement
     return report_error(fmt::format("ompref: {}", e.what()), 2, false);

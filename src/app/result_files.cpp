@@ -94,6 +94,11 @@ void exit_130_on_interrupt() {
   sigaction(SIGXFSZ, &act, nullptr);
 }
 
+void ending_with_error() {
+  int expected = idle;
+  interrupt_state.compare_exchange_strong(expected, exiting);
+}
+
 void kill_on_interrupt(int process_group) { worker_group = process_group; }
 
 ResultFiles::ResultFiles(OutputPaths paths) : paths_(std::move(paths)) {

@@ -51,6 +51,10 @@ class ResultFiles {
 // in the results folder and no temporary file. A signal that arrives while the
 // folder's files are written takes effect once all three hold the same runs.
 void exit_130_on_interrupt();
+// From here the command ends with its own status and line: a terminating
+// signal (mpirun ending the other ranks once one has exited 2) adds no
+// "interrupted" line and does not change the status.
+void ending_with_error();
 // The process group such an interrupt also ends (an isolated run's process,
 // src/app/isolation.hpp); 0: none.
 void kill_on_interrupt(int process_group);
