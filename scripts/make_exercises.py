@@ -83,28 +83,20 @@ EXERCISES = {
     "lbm_fused": (
         "src/omp_target/lbm_fused.cpp", "lbm", "target_fused",
         "Write calculate_fn's fused kernel: for every fluid cell, force, collision, push and bounce-back in one "
-        "pass (neighbour_indices, then fn_push_bounce of `src/common/lbm/lbm_cell.hpp`), launched as calculate_phi is.",
+        "pass (fused_item of `src/common/lbm/lbm_items.hpp`), launched as calculate_phi is.",
         [
             ("#pragma omp target teams distribute parallel for firstprivate(c, g, t) device(dev) num_teams(t.teams) \\\n"
              "    thread_limit(t.limit) dist_schedule(static, t.span) schedule(static, t.chunk) \\\n"
              "    map(alloc : f[0:Q * stride], out[0:Q * stride], solid[0:stride], psi[0:stride])\n"
              "  for (long it = 0; it < total; ++it) {\n"
              "    int x, y, z;\n"
-             "    if (!tile_cell(t, g, it, x, y, z)) continue;\n"
-             "    const long k = x + long(g.nx) * (y + long(g.ny) * z);\n"
-             "    if (solid[k]) continue;\n"
-             "    int nb[Q];\n"
-             "    neighbour_indices(g, x, y, z, nb);\n"
-             "    fn_push_bounce(c, f, out, stride, solid, psi, k, nb);\n"
+             "    if (tile_cell(t, g, it, x, y, z)) fused_item(c, g, f, out, solid, psi, x, y, z);\n"
              "  }\n",
              "  // TODO(1): the directive: launched as calculate_phi's kernel, with out[] among the present arrays\n"
              "  for (long it = 0; it < total; ++it) {\n"
              "    int x, y, z;\n"
-             "    if (!tile_cell(t, g, it, x, y, z)) continue;\n"
-             "    const long k = x + long(g.nx) * (y + long(g.ny) * z);\n"
-             "    if (solid[k]) continue;\n"
-             "    // TODO(2): force, collision, push and bounce-back of fluid cell k from f into out, in one pass:\n"
-             "    // its Q neighbours' indices (neighbour_indices), then fn_push_bounce (src/common/lbm/lbm_cell.hpp)\n"
+             "    // TODO(2): if tile_cell finds the cell (x, y, z): force, collision, push and bounce-back of it\n"
+             "    // (if fluid) from f into out, in one pass: fused_item (src/common/lbm/lbm_items.hpp)\n"
              "  }\n"),
         ]),
     "mesh_atomic": (
@@ -234,8 +226,8 @@ MISTAKES = {
     "lbm_fused": [
         EXTENT, ABSENT,
         ("not_written", "failure", r"^population \d+ of cell",
-         "the next lattice holds what nobody wrote: the fused kernel's body (neighbour_indices, then "
-         "fn_push_bounce) or its directive is missing"),
+         "the next lattice holds what nobody wrote: the fused kernel's body (fused_item) or its directive is "
+         "missing"),
     ],
     "mesh_atomic": [
         ("critical", "source", r"#pragma omp critical\s*\n\s*lumped\[e\[k\]\] \+= quarter;",

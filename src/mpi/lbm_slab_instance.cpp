@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <omp.h>
 
+#include "common/lbm/lbm_items.hpp"
 #include "common/ranks.hpp"
 #include "common/usage_error.hpp"
 #include "common/validation.hpp"
@@ -92,21 +93,12 @@ void reference_step(const SlabInstance& s, const double* f, double* out, double*
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 1; z <= nzl; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        psi[k] = psi_cell(c, f, stride, solid, k);
-      }
+      for (int x = 0; x < g.nx; ++x) psi_item<long>(c, g, f, solid, psi, x, y, z);
   exchange_psi_planes(s, psi);
 #pragma omp parallel for collapse(2) schedule(static)
   for (int z = 1; z <= nzl; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) continue;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
-      }
+      for (int x = 0; x < g.nx; ++x) fused_item(c, g, f, out, solid, psi, x, y, z);
   // The directions that cross a face, upwards (e_z = +1) and downwards.
   std::vector<int> up, down;
   for (int i = 0; i < Q; ++i) {

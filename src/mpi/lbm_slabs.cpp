@@ -96,10 +96,7 @@ void psi_planes(const SlabInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
     map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
   for (int z = z_lo; z < z_hi; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        psi[k] = psi_cell(c, f, stride, solid, k);
-      }
+      for (int x = 0; x < g.nx; ++x) psi_item<long>(c, g, f, solid, psi, x, y, z);
 }
 
 // Force, collision, push and bounce-back of the fluid cells of planes
@@ -117,13 +114,7 @@ void fn_planes(const SlabInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
     map(alloc : f[0:Q * stride], out[0:Q * stride], solid[0:stride], psi[0:stride])
   for (int z = z_lo; z < z_hi; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) continue;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
-      }
+      for (int x = 0; x < g.nx; ++x) fused_item(c, g, f, out, solid, psi, x, y, z);
 }
 
 void whole_step(const SlabInstance& s, Slab& b, RunContext& ctx, bool halo_phases) {

@@ -23,6 +23,7 @@
 
 #include "common/aligned_array.hpp"
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 #include "mpi/lbm_halo.hpp"
 #include "mpi/lbm_slab_instance.hpp"

@@ -4,10 +4,12 @@
 // only in directives, the device argument and the data mapping
 // (`diff src/omp_host/lbm.cpp src/omp_target/lbm.cpp`). The arithmetic of a
 // cell is in common/lbm/lbm_cell.hpp, shared with every variant and the
-// reference; the tiled host step is src/omp_host/lbm_tiled.cpp.
+// reference, each pass's loop item in common/lbm/lbm_items.hpp; the tiled
+// host step is src/omp_host/lbm_tiled.cpp.
 #include <cstdint>
 
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -21,7 +23,6 @@ namespace {
 void calculate_phi(LbmInstance& s, RunContext& ctx) {
   const Coeffs c = s.coeffs;
   const Grid g = s.grid;
-  const long stride = g.stride;
   const double* f = s.current();
   const std::uint8_t* solid = s.solid.data();
   double *rho = s.rho.data(), *ux = s.ux.data(), *uy = s.uy.data(), *uz = s.uz.data(), *psi = s.psi.data();
@@ -29,7 +30,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x)
-        phi_cell(c, f, stride, solid, x + long(g.nx) * (y + long(g.ny) * z), rho, ux, uy, uz, psi);
+        phi_item(c, g, f, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_phi");
 }
 
@@ -37,7 +38,6 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
 void calculate_fn(LbmInstance& s, RunContext& ctx) {
   const Coeffs c = s.coeffs;
   const Grid g = s.grid;
-  const long stride = g.stride;
   const double* f = s.current();
   double* out = s.next();
   const std::uint8_t* solid = s.solid.data();
@@ -45,13 +45,7 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
 #pragma omp parallel for collapse(3) schedule(static)
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) continue;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
-      }
+      for (int x = 0; x < g.nx; ++x) fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_fn");
 }
 
@@ -63,10 +57,7 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
 #pragma omp parallel for collapse(3) schedule(static)
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) bounce_back(g, solid, out, x, y, z, k);
-      }
+      for (int x = 0; x < g.nx; ++x) boundary_item(g, solid, out, x, y, z);
   ctx.clock.lap("update_boundary");
 }
 

@@ -10,6 +10,7 @@
 #include <cstdint>
 
 #include "common/lbm/lbm.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -67,15 +68,8 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
             for (int x = x0; x < x1; ++x) any_solid |= solid[row + x] != 0;
             const int lo = any_solid ? x1 : (x0 > 1 ? x0 : 1);
             const int hi = any_solid ? x1 : std::max(lo, x1 < g.nx - 1 ? x1 : g.nx - 1);
-            const auto general = [&](int x) {
-              const long k = row + x;
-              if (solid[k]) return;
-              int nb[Q];
-              neighbour_indices(g, x, y, z, nb);
-              fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
-            };
-            for (int x = x0; x < lo; ++x) general(x);
-            for (int x = hi; x < x1; ++x) general(x);
+            for (int x = x0; x < lo; ++x) fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
+            for (int x = hi; x < x1; ++x) fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
             int off[Q];
             row_offsets(g, y, z, off);
 #pragma omp simd
@@ -99,10 +93,7 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
 #pragma omp parallel for collapse(3) schedule(static)
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) bounce_back(g, solid, out, x, y, z, k);
-      }
+      for (int x = 0; x < g.nx; ++x) boundary_item(g, solid, out, x, y, z);
   ctx.clock.lap("update_boundary");
 }
 

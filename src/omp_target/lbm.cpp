@@ -4,8 +4,8 @@
 // of the SYCL port by Ding et al. 2023. The port of src/omp_host/lbm.cpp: the
 // same program, differing only in directives, the device argument and the
 // data mapping (`diff src/omp_host/lbm.cpp src/omp_target/lbm.cpp`). The
-// cell arithmetic is common/lbm/lbm_cell.hpp (declare target), shared with the
-// host variants.
+// cell arithmetic is common/lbm/lbm_cell.hpp, each pass's loop item
+// common/lbm/lbm_items.hpp (declare target), shared with the host variants.
 //
 // The further steps are files of their own, each opening with its diff
 // against the step it follows (`ompref list --json`: step_of; docs/lbm.md's table).
@@ -13,6 +13,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -46,18 +47,17 @@ namespace {
 void calculate_phi(LbmInstance& s, RunContext& ctx) {
   const Coeffs c = s.coeffs;
   const Grid g = s.grid;
-  const long stride = g.stride;
   const double* f = s.current();
   const std::uint8_t* solid = s.solid.data();
   double *rho = s.rho.data(), *ux = s.ux.data(), *uy = s.uy.data(), *uz = s.uz.data(), *psi = s.psi.data();
   const int dev = ctx.device;
 #pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
-    map(alloc : f[0:Q * stride], solid[0:stride], rho[0:stride], ux[0:stride], uy[0:stride], uz[0:stride], \
-        psi[0:stride])
+    map(alloc : f[0:Q * g.stride], solid[0:g.stride], rho[0:g.stride], ux[0:g.stride], uy[0:g.stride], \
+        uz[0:g.stride], psi[0:g.stride])
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x)
-        phi_cell(c, f, stride, solid, x + long(g.nx) * (y + long(g.ny) * z), rho, ux, uy, uz, psi);
+        phi_item(c, g, f, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_phi");
 }
 
@@ -65,24 +65,17 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
 void calculate_fn(LbmInstance& s, RunContext& ctx) {
   const Coeffs c = s.coeffs;
   const Grid g = s.grid;
-  const long stride = g.stride;
   const double* f = s.current();
   double* out = s.next();
   const std::uint8_t* solid = s.solid.data();
   const double *rho = s.rho.data(), *ux = s.ux.data(), *uy = s.uy.data(), *uz = s.uz.data(), *psi = s.psi.data();
   const int dev = ctx.device;
 #pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
-    map(alloc : f[0:Q * stride], out[0:Q * stride], solid[0:stride], rho[0:stride], ux[0:stride], uy[0:stride], \
-        uz[0:stride], psi[0:stride])
+    map(alloc : f[0:Q * g.stride], out[0:Q * g.stride], solid[0:g.stride], rho[0:g.stride], ux[0:g.stride], \
+        uy[0:g.stride], uz[0:g.stride], psi[0:g.stride])
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) continue;
-        int nb[Q];
-        neighbour_indices(g, x, y, z, nb);
-        fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
-      }
+      for (int x = 0; x < g.nx; ++x) fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_fn");
 }
 
@@ -96,10 +89,7 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
     map(alloc : out[0:Q * g.stride], solid[0:g.stride])
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const long k = x + long(g.nx) * (y + long(g.ny) * z);
-        if (solid[k]) bounce_back(g, solid, out, x, y, z, k);
-      }
+      for (int x = 0; x < g.nx; ++x) boundary_item(g, solid, out, x, y, z);
   ctx.clock.lap("update_boundary");
 }
 

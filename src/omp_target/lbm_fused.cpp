@@ -12,6 +12,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/lbm/lbm_tiling.hpp"
 #include "common/registry.hpp"
 
@@ -34,9 +35,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
     map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
-    if (!tile_cell(t, g, it, x, y, z)) continue;
-    const long k = x + long(g.nx) * (y + long(g.ny) * z);
-    psi[k] = psi_cell(c, f, stride, solid, k);
+    if (tile_cell(t, g, it, x, y, z)) psi_item<long>(c, g, f, solid, psi, x, y, z);
   }
   ctx.clock.lap("calculate_phi");
 }
@@ -57,12 +56,7 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
     map(alloc : f[0:Q * stride], out[0:Q * stride], solid[0:stride], psi[0:stride])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
-    if (!tile_cell(t, g, it, x, y, z)) continue;
-    const long k = x + long(g.nx) * (y + long(g.ny) * z);
-    if (solid[k]) continue;
-    int nb[Q];
-    neighbour_indices(g, x, y, z, nb);
-    fn_push_bounce(c, f, out, stride, solid, psi, k, nb);
+    if (tile_cell(t, g, it, x, y, z)) fused_item(c, g, f, out, solid, psi, x, y, z);
   }
   ctx.clock.lap("calculate_fn");
 }

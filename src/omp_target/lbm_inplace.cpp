@@ -30,6 +30,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 #include "common/team_bounds.hpp"
 
@@ -53,7 +54,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) {
-        const int k = x + g.nx * (y + g.ny * z);
+        const int k = cell_at<int>(g, x, y, z);
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);
         psi[k] = psi_cell_in_place<Odd>(c, f, stride, solid, k, nb);
@@ -79,7 +80,7 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) {
-        const int k = x + g.nx * (y + g.ny * z);
+        const int k = cell_at<int>(g, x, y, z);
         if (solid[k]) continue;
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);
@@ -98,7 +99,7 @@ void to_standard(LbmInstance& s, RunContext& ctx) {
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) {
-        const int k = x + g.nx * (y + g.ny * z);
+        const int k = cell_at<int>(g, x, y, z);
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);
         aa_to_standard(f, stride, k, nb);

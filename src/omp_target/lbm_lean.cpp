@@ -17,6 +17,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -36,10 +37,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
     map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
-      for (int x = 0; x < g.nx; ++x) {
-        const int k = x + g.nx * (y + g.ny * z);
-        psi[k] = psi_cell(c, f, stride, solid, k);
-      }
+      for (int x = 0; x < g.nx; ++x) psi_item<int>(c, g, f, solid, psi, x, y, z);
   ctx.clock.lap("calculate_phi");
 }
 
@@ -58,7 +56,7 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
   for (int z = 0; z < g.nz; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) {
-        const int k = x + g.nx * (y + g.ny * z);
+        const int k = cell_at<int>(g, x, y, z);
         if (solid[k]) continue;
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);

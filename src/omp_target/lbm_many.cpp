@@ -11,6 +11,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::lbm {
@@ -37,7 +38,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
         for (int z = Z * bz; z < std::min(Z * bz + bz, g.nz); ++z)
           for (int y = Y * by; y < std::min(Y * by + by, g.ny); ++y)
             for (int x = X * bx; x < std::min(X * bx + bx, g.nx); ++x)
-              phi_cell(c, f, stride, solid, x + long(g.nx) * (y + long(g.ny) * z), rho, ux, uy, uz, psi);
+              phi_item(c, g, f, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_phi");
 }
 
@@ -61,13 +62,8 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
       for (int X = 0; X < nbx; ++X)
         for (int z = Z * bz; z < std::min(Z * bz + bz, g.nz); ++z)
           for (int y = Y * by; y < std::min(Y * by + by, g.ny); ++y)
-            for (int x = X * bx; x < std::min(X * bx + bx, g.nx); ++x) {
-              const long k = x + long(g.nx) * (y + long(g.ny) * z);
-              if (solid[k]) continue;
-              int nb[Q];
-              neighbour_indices(g, x, y, z, nb);
-              fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
-            }
+            for (int x = X * bx; x < std::min(X * bx + bx, g.nx); ++x)
+              fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
   ctx.clock.lap("calculate_fn");
 }
 
@@ -86,10 +82,7 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
       for (int X = 0; X < nbx; ++X)
         for (int z = Z * bz; z < std::min(Z * bz + bz, g.nz); ++z)
           for (int y = Y * by; y < std::min(Y * by + by, g.ny); ++y)
-            for (int x = X * bx; x < std::min(X * bx + bx, g.nx); ++x) {
-              const long k = x + long(g.nx) * (y + long(g.ny) * z);
-              if (solid[k]) bounce_back(g, solid, out, x, y, z, k);
-            }
+            for (int x = X * bx; x < std::min(X * bx + bx, g.nx); ++x) boundary_item(g, solid, out, x, y, z);
   ctx.clock.lap("update_boundary");
 }
 

@@ -11,6 +11,7 @@
 
 #include "common/lbm/lbm.hpp"
 #include "common/lbm/lbm_data.hpp"
+#include "common/lbm/lbm_items.hpp"
 #include "common/lbm/lbm_tiling.hpp"
 #include "common/registry.hpp"
 
@@ -35,7 +36,7 @@ void calculate_phi(LbmInstance& s, RunContext& ctx) {
   for (long it = 0; it < total; ++it) {
     int x, y, z;
     if (!tile_cell(t, g, it, x, y, z)) continue;
-    phi_cell(c, f, stride, solid, x + long(g.nx) * (y + long(g.ny) * z), rho, ux, uy, uz, psi);
+    phi_item(c, g, f, solid, rho, ux, uy, uz, psi, x, y, z);
   }
   ctx.clock.lap("calculate_phi");
 }
@@ -57,12 +58,7 @@ void calculate_fn(LbmInstance& s, RunContext& ctx) {
         uz[0:stride], psi[0:stride])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
-    if (!tile_cell(t, g, it, x, y, z)) continue;
-    const long k = x + long(g.nx) * (y + long(g.ny) * z);
-    if (solid[k]) continue;
-    int nb[Q];
-    neighbour_indices(g, x, y, z, nb);
-    fn_push(c, f, out, stride, solid, psi, k, nb, rho[k], ux[k], uy[k], uz[k]);
+    if (tile_cell(t, g, it, x, y, z)) fn_item(c, g, f, out, solid, rho, ux, uy, uz, psi, x, y, z);
   }
   ctx.clock.lap("calculate_fn");
 }
@@ -80,9 +76,7 @@ void update_boundary(LbmInstance& s, RunContext& ctx) {
     map(alloc : out[0:Q * g.stride], solid[0:g.stride])
   for (long it = 0; it < total; ++it) {
     int x, y, z;
-    if (!tile_cell(t, g, it, x, y, z)) continue;
-    const long k = x + long(g.nx) * (y + long(g.ny) * z);
-    if (solid[k]) bounce_back(g, solid, out, x, y, z, k);
+    if (tile_cell(t, g, it, x, y, z)) boundary_item(g, solid, out, x, y, z);
   }
   ctx.clock.lap("update_boundary");
 }
