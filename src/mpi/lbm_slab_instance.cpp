@@ -131,13 +131,6 @@ void reference_step(const SlabInstance& s, const double* f, double* out, double*
     }
 }
 
-// The worst population error of a plane.
-struct Worst {
-  double error = 0;
-  long k = -1;
-  int i = 0;
-};
-
 }  // namespace
 
 void SlabInstance::check(const LbmInstance& whole) {
@@ -315,21 +308,14 @@ Check SlabInstance::validate(int repetitions, const std::string&) const {
   const double tol = 1e-12 * std::max(1.0, double(total) / 20.0);
   Validation v(fmt::format("host reference run of each rank's slab, its halo exchanged by MPI ({} steps, {} ranks)",
                            total, ranks));
-  std::vector<Worst> planes(std::size_t(g.nz));
+  std::vector<WorstPopulation> planes(std::size_t(g.nz));
   const std::uint8_t* sol = solid.data();
   long double mass = 0;
   validated_ = observe(got, mass, [&](int z, long k0, int len) {
-    Worst& w = planes[std::size_t(z)];
-    for (long k = k0; k < k0 + len; ++k) {
-      if (sol[k]) continue;
-      for (int i = 0; i < Q; ++i) {
-        const double err = relative_error(got[i * stride + k], want[i * stride + k]);
-        if (!(err <= w.error)) w = {err, k, i};
-      }
-    }
+    compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
   });
-  Worst w;
-  for (const Worst& mine : planes)
+  WorstPopulation w;
+  for (const WorstPopulation& mine : planes)
     if (mine.error > w.error) w = mine;
   // The worst over the ranks; its rank says where.
   struct {

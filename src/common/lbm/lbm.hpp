@@ -142,6 +142,21 @@ struct StateView {
 // Called on each block of cells of plane z, before the pass reads it, on
 // the thread that reads it.
 using BlockVisit = std::function<void(int z, long k0, int len)>;
+// The worst population of a state against its reference, over the fluid
+// cells (solid cells hold no state): the largest relative error, its cell
+// and direction (k = -1: none yet).
+struct WorstPopulation {
+  double error = 0;
+  long k = -1;
+  int i = 0;
+};
+// The block [k0, k0 + len) of the state `got` against `want` into its
+// plane's `worst`: searched cell by cell, in the order that decides which of
+// equal errors is reported, only where one of its errors is not at most
+// `worst` (NaN included); elsewhere the search is one vector loop per
+// direction, which finds nothing to change.
+void compare_block(const double* got, const double* want, long stride, const std::uint8_t* solid, long k0, int len,
+                   WorstPopulation& worst);
 // Of the planes measured: their mass (mass_of's sum, planes in z order) and,
 // where asked, each plane's digest (FNV-1a over its fluid cells' population
 // bits), in z order.

@@ -310,18 +310,10 @@ vtk::Image image_of(const LbmInstance& s, const double* pop) {
   return im;
 }
 
-// The worst population of a state against the reference, over the fluid
-// cells (solid cells hold no state), plane by plane inside the observables'
-// pass over the state (LbmInstance::observe: the state is read once for
-// both, the mass is its sum), by blocks (block_cells). A block is searched
-// cell by cell, in the order that decides which of equal errors is
-// reported, only where one of its errors is not at most the plane's worst so
-// far (NaN included); elsewhere the search is one vector loop per direction.
-struct Worst {
-  double error = 0;
-  long k = -1;
-  int i = 0;
-};
+// The worst population of a state against the reference is searched plane
+// by plane inside the observables' pass over the state
+// (LbmInstance::observe: the state is read once for both, the mass is its
+// sum), by blocks (block_cells): compare_block.
 
 // Whether the search would move in the block [k0, k0 + len) beyond `worst`.
 bool block_exceeds(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
@@ -335,9 +327,10 @@ bool block_exceeds(const double* got, const double* want, long stride, const std
   return above != 0;
 }
 
-// The block [k0, k0 + len) into its plane's worst.
+}  // namespace
+
 void compare_block(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
-                   Worst& worst) {
+                   WorstPopulation& worst) {
   if (!block_exceeds(got, want, stride, sol, k0, len, worst.error)) return;
   for (long k = k0; k < k0 + len; ++k) {
     if (sol[k]) continue;
@@ -348,11 +341,13 @@ void compare_block(const double* got, const double* want, long stride, const std
   }
 }
 
+namespace {
+
 // The planes' worst in z order: the largest error, the lowest cell among
 // equal ones, so that the report does not depend on the threads.
-Worst worst_of(const std::vector<Worst>& planes) {
-  Worst worst;
-  for (const Worst& mine : planes)
+WorstPopulation worst_of(const std::vector<WorstPopulation>& planes) {
+  WorstPopulation worst;
+  for (const WorstPopulation& mine : planes)
     if (mine.error > worst.error || (mine.error == worst.error && mine.k >= 0 && (worst.k < 0 || mine.k < worst.k)))
       worst = mine;
   return worst;
@@ -473,13 +468,13 @@ Check LbmInstance::validate(int repetitions, const std::string&) const {
   Validation v(fmt::format("host reference run ({} steps, host_basic's arithmetic order)", total));
   // One pass over the state: the comparison, the mass (mass_of's sum) and
   // the observables, kept for observables().
-  std::vector<Worst> planes(std::size_t(grid.nz));
+  std::vector<WorstPopulation> planes(std::size_t(grid.nz));
   const std::uint8_t* sol = solid.data();
   long double mass = 0;
   validated_ = observe(got, mass, [&](int z, long k0, int len) {
     compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
   });
-  const Worst w = worst_of(planes);
+  const WorstPopulation w = worst_of(planes);
   v.note(w.error, tol, [&] {
     const long k = w.k;
     if (k < 0) return std::string("no fluid cell");
