@@ -305,7 +305,7 @@ Check SlabInstance::validate(int repetitions, const std::string&) const {
   const double* want = reference_state(total);
   const double* got = current();
   const long stride = g.stride;
-  const double tol = 1e-12 * std::max(1.0, double(total) / 20.0);
+  const double tol = population_tolerance(total);
   Validation v(fmt::format("host reference run of each rank's slab, its halo exchanged by MPI ({} steps, {} ranks)",
                            total, ranks));
   std::vector<WorstPopulation> planes(std::size_t(g.nz));
@@ -337,12 +337,7 @@ Check SlabInstance::validate(int repetitions, const std::string&) const {
   where.resize(std::size_t(length));
   MPI_Bcast(where.data(), length, MPI_CHAR, out.rank, MPI_COMM_WORLD);
   v.note(out.error, tol, [&] { return where; });
-  const double mass_tol = 1e-12;
-  const double mass_err = double(std::fabs(mass - initial_mass) / initial_mass);
-  v.note(mass_err, mass_tol, [&] {
-    return fmt::format("mass {} after {} steps, {} at the start: relative change {:.3g} > {:.0e}", double(mass), total,
-                       double(initial_mass), mass_err, mass_tol);
-  });
+  note_mass(v, mass, initial_mass, total);
   return v.result();
 }
 

@@ -30,6 +30,10 @@
 #include "common/lbm/lbm_cell.hpp"
 #include "common/registry.hpp"
 
+namespace ompref {
+class Validation;  // common/validation.hpp
+}  // namespace ompref
+
 namespace ompref::lbm {
 
 // The length of each direction's array for a lattice of `cells` cells (above).
@@ -157,6 +161,12 @@ struct WorstPopulation {
 // direction, which finds nothing to change.
 void compare_block(const double* got, const double* want, long stride, const std::uint8_t* solid, long k0, int len,
                    WorstPopulation& worst);
+// The tolerance of a population against the reference after `steps` steps.
+double population_tolerance(long steps);
+// The mass check of a validation: `mass` after `steps` steps against the
+// `initial` mass (the periodic faces, bounce-back and the velocity-shift
+// forcing conserve it), its relative change within 1e-12.
+void note_mass(Validation& v, long double mass, long double initial, long steps);
 // Of the planes measured: their mass (mass_of's sum, planes in z order) and,
 // where asked, each plane's digest (FNV-1a over its fluid cells' population
 // bits), in z order.
