@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -95,7 +96,7 @@ TEST(HostileResultFiles, ValuesOutOfTheirRangesAreRefused) {
   const Case cases[] = {
       {"negative", [](nlohmann::json& d) { d["runs"][0]["time_s"]["median"] = -1.0; }, "not a time"},
       {"zero", [](nlohmann::json& d) { d["runs"][0]["time_s"]["median"] = 0; }, "not a time"},
-      {"huge", [](nlohmann::json& d) { d["runs"][0]["time_s"]["max"] = 1e400; }, ""},
+      {"huge", [](nlohmann::json& d) { d["runs"][0]["time_s"]["max"] = std::numeric_limits<double>::infinity(); }, ""},
       {"order", [](nlohmann::json& d) { d["runs"][0]["time_s"]["min"] = 1e3; }, "does not hold"},
       {"rate", [](nlohmann::json& d) { d["runs"][0]["fom"]["value"] = -5; }, "not a rate"},
       {"control", [](nlohmann::json& d) { d["runs"][0]["variant"] = "host\x1b[2Jsimd"; }, "control character"},

@@ -54,7 +54,7 @@ TEST(HostilePaths, NoOutputNamesOrAliasesTheMeshItReads) {
   const std::string run = "run mesh --variant host_direct --reps 1 --no-ceiling --quiet --mesh " + in.string();
   fs::create_hard_link(in, dir.path / "hard.mesh");
   fs::create_symlink(in, dir.path / "soft.mesh");
-  for (const std::string& option : {"--json", "--csv", "--junit", "--benchmark-json"}) {
+  for (const char* option : {"--json", "--csv", "--junit", "--benchmark-json"}) {
     expect_refused_keeping(run + " " + option + " " + in.string(), in, "reads");
     expect_refused_keeping(run + " " + option + " " + (dir.path / "." / "in.mesh").string(), in, "reads");
     expect_refused_keeping(run + " " + option + " " + (dir.path / "hard.mesh").string(), in, "reads");
@@ -73,8 +73,8 @@ TEST(HostilePaths, NamesTooLongForTheTemporaryFileAreRefusedUpFront) {
   const long name_max = pathconf(dir.path.c_str(), _PC_NAME_MAX);
   ASSERT_GT(name_max, 20);
   const fs::path at_limit = dir.path / std::string(std::size_t(name_max) - 5, 'j');
-  for (const std::string& option : {"--json", "--csv", "--junit", "--benchmark-json"}) {
-    const auto r = run_ompref("run stream --size tiny --variant host_simd --reps 1 --no-ceiling --quiet " + option +
+  for (const char* option : {"--json", "--csv", "--junit", "--benchmark-json"}) {
+    const auto r = run_ompref(std::string("run stream --size tiny --variant host_simd --reps 1 --no-ceiling --quiet ") + option +
                               " " + at_limit.string());
     EXPECT_EQ(r.status, 2) << option << "\n" << r.output;
     EXPECT_NE(r.stderr_text.find("too long"), std::string::npos) << r.stderr_text;

@@ -36,7 +36,9 @@ TEST(Progress, TheLineSaysValidatingAfterTheRepetitions) {
   const std::size_t last_rep = r.stderr_text.find("host_basic 1/1, repetition 2/2");
   const std::size_t validating = r.stderr_text.find("host_basic 1/1, validating");
   ASSERT_NE(validating, std::string::npos) << r.stderr_text;
-  if (last_rep != std::string::npos) EXPECT_LT(last_rep, validating) << r.stderr_text;
+  if (last_rep != std::string::npos) {
+    EXPECT_LT(last_rep, validating) << r.stderr_text;
+  }
 }
 
 }  // namespace
