@@ -29,6 +29,7 @@ namespace {
 
 using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
+using ompref::testing::shell_text;
 
 // Fixtures: two gpp paper runs of one H200 and other files of tests/data/ (tests/data/README.md).
 const std::string data = std::string(OMPREF_SOURCE_DIR) + "/tests/data/";
@@ -73,12 +74,7 @@ TEST(Report, NoMatplotlibNamesThePackage) {
   // report.py on its own says the same.
   const std::string cmd = "PYTHONPATH=" + fake + " python3 " + OMPREF_SOURCE_DIR + "/scripts/report.py " + gpp_1 +
                           " --out " + out + " 2>&1; echo \"exit $?\"";
-  std::FILE* pipe = popen(cmd.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) text += buf;
-  pclose(pipe);
+  const std::string text = shell_text(cmd);
   EXPECT_NE(text.find("python3-matplotlib"), std::string::npos) << text;
   EXPECT_NE(text.find("exit 2"), std::string::npos) << text;
 }

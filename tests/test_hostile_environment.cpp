@@ -37,23 +37,19 @@ long first_number_in(const char* path) {
   return n;
 }
 
-// The first CPU that this process may not run on.
-int cpu_outside_mask() {
+// The first CPU that this process may (`inside`) or may not run on.
+int first_cpu(bool inside) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
   EXPECT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
   int cpu = 0;
-  while (cpu < CPU_SETSIZE - 1 && CPU_ISSET(cpu, &mask)) ++cpu;
+  while (cpu < CPU_SETSIZE - 1 && (CPU_ISSET(cpu, &mask) != 0) != inside) ++cpu;
   return cpu;
 }
 
-int cpu_inside_mask() {
-  cpu_set_t mask;
-  CPU_ZERO(&mask);
-  EXPECT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
-  int cpu = 0;
-  while (cpu < CPU_SETSIZE - 1 && !CPU_ISSET(cpu, &mask)) ++cpu;
-  return cpu;
+int cpu_outside_mask() { return first_cpu(false); }
+
+int cpu_inside_mask() { return first_cpu(true);
 }
 
 }  // namespace

@@ -22,6 +22,7 @@
 namespace fs = std::filesystem;
 using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
+using ompref::testing::shell_text;
 using ompref::testing::ScratchDir;
 
 using ompref::testing::slurp;
@@ -160,12 +161,9 @@ TEST(HostilePaths, EverySignalThatEndsARunLeavesTheResultsFolderConsistent) {
         "for i in $(seq 1 600); do ls {}/*/results.json >/dev/null 2>&1 && break; sleep 0.05; done; "
         "kill -{} $pid; wait $pid; echo $?",
         OMPREF_BIN, dir.path.string(), dir.path.string(), sig);
-    std::FILE* pipe = popen(script.c_str(), "r");
-    ASSERT_NE(pipe, nullptr);
-    char buf[64] = {};
-    ASSERT_NE(std::fgets(buf, sizeof buf, pipe), nullptr);
-    pclose(pipe);
-    EXPECT_EQ(std::atoi(buf), 128 + sig) << strsignal(sig);
+    const std::string status = shell_text(script);
+    ASSERT_FALSE(status.empty());
+    EXPECT_EQ(std::atoi(status.c_str()), 128 + sig) << strsignal(sig);
     int folders = 0;
     for (const auto& folder : fs::directory_iterator(dir.path)) {
       ++folders;

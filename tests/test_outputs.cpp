@@ -228,12 +228,9 @@ TEST(OutputCli, ResultsFolderIsKeptAndAnInterruptKeepsFinishedRuns) {
       "for i in $(seq 1 600); do ls {}/*/results.json >/dev/null 2>&1 && break; sleep 0.05; done; "
       "kill -INT $pid; wait $pid; echo $?",
       OMPREF_BIN, dir.path.string(), dir.path.string());
-  std::FILE* pipe = popen(script.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  char buf[64] = {};
-  ASSERT_NE(std::fgets(buf, sizeof buf, pipe), nullptr);
-  pclose(pipe);
-  EXPECT_EQ(std::atoi(buf), 130);
+  const std::string status = shell_text(script);
+  ASSERT_FALSE(status.empty());
+  EXPECT_EQ(std::atoi(status.c_str()), 130);
   int folders = 0;
   for (const auto& folder : fs::directory_iterator(dir.path)) {
     ++folders;

@@ -47,12 +47,7 @@ TEST(RunEdges, AHostNameWithASlashIsRefusedBeforeAnyWork) {
       "unshare -u sh -c 'printf a/b > /proc/sys/kernel/hostname && OMP_NUM_THREADS=2 exec {} run stream --size tiny "
       "--reps 1 --no-ceiling --quiet --save {}' 2>&1; echo \"exit $?\"",
       OMPREF_BIN, dir.path.string());
-  std::FILE* pipe = popen(script.c_str(), "r");
-  ASSERT_NE(pipe, nullptr);
-  std::string text;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, pipe)) text += buf;
-  pclose(pipe);
+  const std::string text = shell_text(script);
   EXPECT_NE(text.find("exit 2"), std::string::npos) << text;
   EXPECT_NE(text.find("host name 'a/b'"), std::string::npos) << text;
   EXPECT_EQ(text.find("host_simd"), std::string::npos) << "refused after a run\n" << text;

@@ -86,6 +86,19 @@ inline CommandResult run_ompref(const std::string& args, const std::string& env 
   return r;
 }
 
+// What a shell command line writes on standard output ("" when it cannot
+// start); the script redirects its own standard error where it wants it.
+inline std::string shell_text(const std::string& script) {
+  std::string text;
+  std::FILE* pipe = popen(script.c_str(), "r");
+  if (!pipe) return text;
+  std::array<char, 4096> buf;
+  std::size_t got;
+  while ((got = std::fread(buf.data(), 1, buf.size(), pipe)) > 0) text.append(buf.data(), got);
+  pclose(pipe);
+  return text;
+}
+
 // A fresh directory under the temporary directory, removed with everything in it.
 // A file's whole content ("" when it cannot be read).
 inline std::string slurp(const std::filesystem::path& p) {

@@ -310,11 +310,6 @@ vtk::Image image_of(const LbmInstance& s, const double* pop) {
   return im;
 }
 
-// The worst population of a state against the reference is searched plane
-// by plane inside the observables' pass over the state
-// (LbmInstance::observe: the state is read once for both, the mass is its
-// sum), by blocks (block_cells): compare_block.
-
 // Whether the search would move in the block [k0, k0 + len) beyond `worst`.
 bool block_exceeds(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
                    double worst) {
