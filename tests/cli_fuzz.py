@@ -65,6 +65,42 @@ def random_args(rng, fifo, out_dir):
     return [a for a in args if a != "" or rng.random() < 0.5]
 
 
+REGISTRATION_DIR = "/dev/shm"
+REGISTRATION_PREFIX = "__KMP_REGISTERED_LIB_"
+
+
+def remove_registration_debris():
+    """Removes the LLVM OpenMP runtime's registration files of this user's
+    processes that no longer run; returns how many it removed.
+
+    The runtime registers each process in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>
+    as it starts and removes the file as it ends. A process killed while
+    registering leaves the file empty (or without its record); a later process
+    given the same pid then dies before main: SIGBUS for an empty file, SIGABRT
+    for a record it cannot read (tests/reproducers/libomp-empty-registration).
+    Such a death is the runtime's, not the program's: the files are removed
+    before each run, as the runtime itself removes the complete record of a
+    process that ended. Files of running processes are left alone."""
+    removed = 0
+    suffix = f"_{os.getuid()}"
+    try:
+        names = os.listdir(REGISTRATION_DIR)
+    except OSError:
+        return 0
+    for name in names:
+        if not (name.startswith(REGISTRATION_PREFIX) and name.endswith(suffix)):
+            continue
+        pid = name[len(REGISTRATION_PREFIX):-len(suffix)]
+        if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
+            continue
+        try:
+            os.unlink(os.path.join(REGISTRATION_DIR, name))
+            removed += 1
+        except OSError:
+            pass
+    return removed
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("ompref", help="the ompref binary")
@@ -78,6 +114,7 @@ def main():
     env.setdefault("OMP_NUM_THREADS", "2")
     failures = 0
     runs = 0
+    debris = 0  # the OpenMP runtime's files of ended processes, removed (remove_registration_debris)
     with tempfile.TemporaryDirectory(prefix="ompref_cli_fuzz_") as work:
         fifo = os.path.join(work, "fifo")
         os.mkfifo(fifo)
@@ -88,6 +125,7 @@ def main():
             args = random_args(rng, fifo, out_dir)
             command = [opts.ompref] + args
             runs += 1
+            debris += remove_registration_debris()
             try:
                 done = subprocess.run(command, cwd=work, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.PIPE, timeout=opts.timeout)
@@ -103,6 +141,8 @@ def main():
                 for line in tail:
                     print(f"    {line}")
     print(f"cli_fuzz: {runs} runs in {opts.seconds:g} s (seed {opts.seed}), {failures} failures")
+    if debris:
+        print(f"cli_fuzz: removed {debris} OpenMP runtime registration files of ended processes from {REGISTRATION_DIR}")
     return 1 if failures else 0
 
 

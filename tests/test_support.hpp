@@ -1,6 +1,7 @@
 #pragma once
 // Helpers shared by the test suites: run a variant in-process, or run the
 // `ompref` command and capture its exit status and output.
+#include <algorithm>
 #include <array>
 #include <cstdio>
 #include <memory>
@@ -59,9 +60,27 @@ inline RunResult run_one(Instance& instance, const std::string& workload, const 
 
 struct CommandResult {
   int status = -1;
-  std::string output;  // stdout and stderr together
-  std::string stderr_text;
+  std::string output;  // stdout and stderr together (without runtime_notes)
+  std::string stderr_text;  // what the program wrote itself on stderr
+  std::string runtime_notes;  // the OpenMP runtime's own warnings and hints
 };
+
+// LLVM's OpenMP runtime writes warnings and hints of its own on stderr, each
+// line starting "OMP: Warning" or "OMP: Hint" (on a host of two processors, a
+// target region's thread_limit(512) on the virtual device gives "OMP: Warning
+// #96: Cannot form a team with 512 threads, using 2 instead"). They depend on
+// the machine, not on ompref: set apart from what the program wrote itself.
+inline void set_runtime_notes_apart(CommandResult& r) {
+  std::string own;
+  for (std::size_t at = 0; at < r.stderr_text.size();) {
+    const std::size_t end = std::min(r.stderr_text.find('\n', at), r.stderr_text.size() - 1) + 1;
+    const std::string line = r.stderr_text.substr(at, end - at);  // with its newline, if it has one
+    const bool note = line.rfind("OMP: Warning", 0) == 0 || line.rfind("OMP: Hint", 0) == 0;
+    (note ? r.runtime_notes : own) += line;
+    at = end;
+  }
+  r.stderr_text = own;
+}
 
 // Runs `ompref <args>` through the shell; stderr is captured separately.
 inline CommandResult run_ompref(const std::string& args, const std::string& env = "") {
@@ -82,6 +101,7 @@ inline CommandResult run_ompref(const std::string& args, const std::string& env 
     std::fclose(f);
   }
   std::remove(err_path);
+  set_runtime_notes_apart(r);
   r.output += r.stderr_text;
   return r;
 }
