@@ -25,21 +25,9 @@ from pathlib import Path
 
 import yaml
 
+from doc_blocks import fenced_blocks
+
 GPU = "# needs an NVIDIA GPU"
-
-
-def yaml_blocks(page):
-    blocks, current = [], None
-    for line in page.read_text().splitlines():
-        if current is None:
-            if line.strip() == "```yaml":
-                current = []
-        elif line.strip() == "```":
-            blocks.append("\n".join(current))
-            current = None
-        else:
-            current.append(line)
-    return blocks
 
 
 def jobs_of(text):
@@ -77,7 +65,7 @@ def main():
         return 2
     source = Path(sys.argv[1]).resolve()
     page = source / "docs" / "ci.md"
-    blocks = yaml_blocks(page)
+    blocks = ["\n".join(lines) for lines in fenced_blocks(page, "yaml")]
     if not blocks:
         print(f"FAIL: {page} has no ```yaml job")
         return 1

@@ -18,24 +18,15 @@ import sys
 import time
 from pathlib import Path
 
+from doc_blocks import fenced_blocks
+
 HOST, GPU = "# runs on the host", "# needs an NVIDIA GPU"
 EXITS = re.compile(r"\s+#\s*exits\s+(\d+)\s*$")
 
 
 def blocks(page):
     """(tag, [command lines]) for every ```sh block of the page."""
-    out, current = [], None
-    for line in page.read_text().splitlines():
-        if current is None:
-            if line.strip() == "```sh":
-                current = []
-        elif line.strip() == "```":
-            out.append(current)
-            current = None
-        else:
-            current.append(line)
-    if current is not None:
-        raise SystemExit(f"{page}: an unclosed ```sh block")
+    out = fenced_blocks(page, "sh")
     result = []
     for lines in out:
         tag = lines[0].strip() if lines else ""

@@ -17,15 +17,14 @@ using ompref::testing::count_lines;
 using ompref::testing::run_ompref;
 
 using BadInput = ompref::testing::BadArgs;
+using ompref::testing::RefusedCommand;
 
-class CliBadInput : public ::testing::TestWithParam<BadInput> {};
-
-TEST_P(CliBadInput, ExitsTwoWithOneLine) {
+TEST_P(RefusedCommand, ExitsTwoWithOneLine) {
   ompref::testing::expect_one_line_refusal(GetParam().args, GetParam().must_mention);
 }
 
 INSTANTIATE_TEST_SUITE_P(
-    Contract, CliBadInput,
+    Contract, RefusedCommand,
     ::testing::Values(BadInput{"", "subcommand"}, BadInput{"frobnicate", "frobnicate"},
                       BadInput{"run", "workload"}, BadInput{"run nosuch", "stream"},
                       BadInput{"run stream --variant nope", "host_simd"},

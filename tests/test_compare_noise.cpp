@@ -23,6 +23,8 @@ namespace ompref {
 namespace {
 
 using nlohmann::json;
+using ompref::testing::CommandResult;
+using ompref::testing::lacks_matplotlib;
 using ompref::testing::run_ompref;
 using ompref::testing::ScratchDir;
 
@@ -90,6 +92,14 @@ class CompareNoise : public ::testing::Test {
     std::ofstream(path) << doc.dump();
     return path;
   }
+  // `ompref compare a b --threshold 5`: exits `status`, prints each of `texts`.
+  CommandResult compare_says(const std::string& a, const std::string& b, int status,
+                             std::initializer_list<const char*> texts) {
+    CommandResult r = run_ompref("compare " + a + " " + b + " --threshold 5");
+    EXPECT_EQ(r.status, status) << r.output;
+    for (const char* text : texts) EXPECT_NE(r.output.find(text), std::string::npos) << text << "\n" << r.output;
+    return r;
+  }
   ScratchDir dir;
 };
 
@@ -102,28 +112,16 @@ TEST_F(CompareNoise, ABusierMachineIsNotARegression) {
   busy.wait = 0.7;
   const std::string a = write("quiet.json", result(times(1), quiet));
   const std::string b = write("busy.json", result(times(360), busy));
-  auto r = run_ompref("compare " + a + " " + b + " --threshold 5");
-  EXPECT_EQ(r.status, 0) << r.output;
-  EXPECT_NE(r.output.find("0.0028x"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("[2] against [1], host: host FP64 probe 35.1 -> 16.8 GFLOP/s (-52%; noise 10%)"),
-            std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find("waited for a CPU 2% -> 70% of their runnable time"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("slower than the threshold on a machine that changed (not counted):\n  [2] stream "
-                          "host_simd tiny host"),
-            std::string::npos)
-      << r.output;
-  EXPECT_NE(r.output.find("not comparable: machine changed: host triad ceiling 20 -> 9 GB/s"), std::string::npos)
-      << r.output;
+  compare_says(a, b, 0,
+               {"0.0028x", "[2] against [1], host: host FP64 probe 35.1 -> 16.8 GFLOP/s (-52%; noise 10%)",
+                "waited for a CPU 2% -> 70% of their runnable time",
+                "slower than the threshold on a machine that changed (not counted):\n  [2] stream host_simd tiny host",
+                "not comparable: machine changed: host triad ceiling 20 -> 9 GB/s"});
   // Only the load differs: still the machine.
   Machine loaded;
   loaded.wait = 0.6;
-  const std::string c = write("loaded.json", result(times(1.5), loaded));
-  auto l = run_ompref("compare " + a + " " + c + " --threshold 5");
-  EXPECT_EQ(l.status, 0) << l.output;
-  EXPECT_NE(l.output.find("not comparable: machine changed: this process's threads waited for a CPU 2% -> 60%"),
-            std::string::npos)
-      << l.output;
+  compare_says(a, write("loaded.json", result(times(1.5), loaded)), 0,
+               {"not comparable: machine changed: this process's threads waited for a CPU 2% -> 60%"});
 }
 
 // The same machine figures, every repetition 30% slower: a regression, found
@@ -132,17 +130,14 @@ TEST_F(CompareNoise, ASlowerCodeOnTheSameMachineFails) {
   Machine same;
   const std::string a = write("a.json", result(times(1), same));
   const std::string b = write("slow.json", result(times(1.3), same));
-  auto r = run_ompref("compare " + a + " " + b + " --threshold 5");
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("machine: no change beyond noise against [1]"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("(30.0% slower; threshold 5%, rank test p = 0.0079 over 5 and 5 repetitions)"),
-            std::string::npos)
-      << r.output;
+  compare_says(a, b, 1,
+               {"machine: no change beyond noise against [1]",
+                "(30.0% slower; threshold 5%, rank test p = 0.0079 over 5 and 5 repetitions)"});
   // Ceilings and load within noise (5% and 10 points): still the same machine.
   Machine near;
   near.fp64 = 35.1 * 0.95;
   near.wait = 0.12;
-  EXPECT_EQ(run_ompref("compare " + a + " " + write("near.json", result(times(1.3), near)) + " --threshold 5").status, 1);
+  compare_says(a, write("near.json", result(times(1.3), near)), 1, {});
 }
 
 // Fewer threads: the FP64 probe is measured another way (its thread count),
@@ -156,12 +151,10 @@ TEST_F(CompareNoise, FewerThreadsIsASettingNotTheMachine) {
   one.flags = "-O2";
   const std::string a = write("two.json", result(times(1), two));
   const std::string b = write("one.json", result(times(1.8), one));
-  auto r = run_ompref("compare " + a + " " + b + " --threshold 5");
-  EXPECT_EQ(r.status, 1) << r.output;
-  EXPECT_NE(r.output.find("settings that differ between the files:\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("  compile flags: [1] -O3, [2] -O2\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("  OpenMP threads: [1] 2, [2] 1\n"), std::string::npos) << r.output;
-  EXPECT_NE(r.output.find("  environment OMP_NUM_THREADS: [1] 2, [2] 1\n"), std::string::npos) << r.output;
+  const CommandResult r = compare_says(a, b, 1,
+                                       {"settings that differ between the files:\n",
+                                        "  compile flags: [1] -O3, [2] -O2\n", "  OpenMP threads: [1] 2, [2] 1\n",
+                                        "  environment OMP_NUM_THREADS: [1] 2, [2] 1\n"});
   EXPECT_EQ(r.output.find("machine changed"), std::string::npos) << r.output;
 }
 
@@ -181,7 +174,7 @@ TEST_F(CompareNoise, OverlappingRepetitionsPass) {
   ASSERT_TRUE(s[0].p_value.has_value());
   EXPECT_NEAR(*s[0].p_value, 0.6904761904761905, 1e-12);
   EXPECT_FALSE(s[0].beyond_noise);
-  EXPECT_EQ(run_ompref("compare " + a + " " + b + " --threshold 5").status, 0);
+  compare_says(a, b, 0, {});
 }
 
 // The result file keeps every repetition, their dispersion, the load while
@@ -254,8 +247,7 @@ TEST_F(CompareNoise, ReportPrintsSmallSpeedupsWithTheirDigits) {
   const std::string b = write("slow.json", result(times(360), Machine{}));
   const std::string out = (dir.path / "report").string();
   auto r = run_ompref("report " + a + " " + b + " --out " + out);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in(out + "/index.md");
   const std::string md((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -295,8 +287,7 @@ TEST_F(CompareNoise, ARunBesideBusyProcessesIsNotGatedAsARegression) {
     auto b = run_ompref(run + busy, "OMP_NUM_THREADS=1");
     ASSERT_EQ(b.status, 0) << b.output;
   }
-  auto r = run_ompref("compare " + quiet + " " + busy + " --threshold 5");
-  EXPECT_EQ(r.status, 0) << r.output;
+  compare_says(quiet, busy, 0, {});
 }
 
 }  // namespace

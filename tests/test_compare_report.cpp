@@ -28,6 +28,7 @@ using ompref::testing::slurp;
 namespace {
 
 using ompref::testing::count_lines;
+using ompref::testing::lacks_matplotlib;
 using ompref::testing::run_ompref;
 using ompref::testing::shell_text;
 
@@ -85,8 +86,7 @@ TEST(Report, TwoFilesGivePageChartsAndComparison) {
   const std::string cuda =
       std::string(OMPREF_SOURCE_DIR) + "/tests/data/cuda-ceilings-h200.txt";
   const auto r = run_ompref("report " + gpp_1 + " " + gpp_2 + " --out " + out + " --cuda " + cuda);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   std::ifstream in(out + "/index.md");
   std::stringstream page;
@@ -207,8 +207,7 @@ TEST(Report, ComparisonFollowsComparesRules) {
   ThreeBases f;
   const std::string out = temp_dir("ompref_report_rules");
   const auto r = run_ompref("report " + f.first + " " + f.second + " --out " + out);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string md = slurp(out + "/index.md");
   auto line_of = [&](const std::string& start) {
@@ -231,8 +230,7 @@ TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
       std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpu-check-h200.json";
   const std::string out = temp_dir("ompref_report_steps");
   const auto r = run_ompref("report " + file + " --out " + out);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string md = slurp(out + "/index.md");
   for (const char* part :
@@ -255,8 +253,7 @@ TEST(Report, ComputeBoundRunsAgainstTheFp64Rate) {
   const std::string file = std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpp-paper-multi-h200.json";
   const std::string out = temp_dir("ompref_report_fp64");
   const auto r = run_ompref("report " + file + " --out " + out);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string md = slurp(out + "/index.md");
   EXPECT_NE(md.find("1-gpp-paper-fp64.png"), std::string::npos) << md;
@@ -314,8 +311,7 @@ TEST(CompareJson, ExtremeTimesGiveNoInfiniteSpeedup) {
     }
     const std::string out = temp_dir("ompref_report_extreme");
     const auto rep = run_ompref("report " + a + " " + b + " --out " + out);
-    if (rep.status == 2 && rep.stderr_text.find("python3-matplotlib") != std::string::npos)
-      GTEST_SKIP() << "matplotlib is not installed: " << rep.stderr_text;
+    if (lacks_matplotlib(rep)) GTEST_SKIP() << "matplotlib is not installed: " << rep.stderr_text;
     EXPECT_EQ(rep.status, 0) << rep.output;
     EXPECT_TRUE(std::filesystem::is_regular_file(out + "/index.md"));
   }
@@ -346,8 +342,7 @@ TEST(Report, NothingWrittenOrAFailedWriteIsAnError) {
   expect_one_line_exit_two(run_ompref("report " + gpp_1 + " --out " + out, "OMPREF_PYTHON=/bin/true"),
                            "without writing");
   const auto r = run_ompref("report " + gpp_1 + " --out " + out, "ulimit -f 16;");
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   expect_one_line_exit_two(r, "cannot write");
   for (const auto& e : std::filesystem::directory_iterator(out))
     EXPECT_EQ(e.path().filename().string().find(".report.tmp"), std::string::npos) << "staging left";
@@ -366,8 +361,7 @@ TEST(Report, NamesAreEscapedAndChartsDoNotCollide) {
   const std::string file = write_doc(dir, "names.json", runs);
   const std::string out = temp_dir("ompref_report_names_out");
   const auto r = run_ompref("report " + file + " --out " + out);
-  if (r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos)
-    GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
+  if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
   const std::string md = slurp(out + "/index.md");
   EXPECT_EQ(md.find("<img"), std::string::npos) << md;

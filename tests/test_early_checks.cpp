@@ -151,24 +151,27 @@ TEST(MeshCoordinates, ScalesOutsideTheDoubleRangeOfTheKernelsAreRefused) {
   EXPECT_EQ(unit.status, 0) << unit.output;
 }
 
-TEST(MeshCoordinates, InvertedTetrahedraWarnOnce) {
+// `ompref run mesh <args> --reps 1 --no-ceiling` on the unit cube with
+// `defect`: exit 0 and one line on stderr, mentioning `text`.
+std::string warned_once(const std::string& args, Defect defect, const std::string& text) {
   ScratchDir dir;
-  const auto r = run_ompref("run mesh --variant host_downward --reps 1 --no-ceiling --mesh " +
-                            cube_file(dir, "inverted.mesh", 1.0, Defect::inverted));
+  const auto r = run_ompref("run mesh " + args + " --reps 1 --no-ceiling --mesh " +
+                            cube_file(dir, "defect.mesh", 1.0, defect));
   EXPECT_EQ(r.status, 0) << r.output;
-  expect_one_line_mentioning(r.stderr_text, "1 of 6 tetrahedra are inverted");
+  expect_one_line_mentioning(r.stderr_text, text);
+  return r.stderr_text;
+}
+
+TEST(MeshCoordinates, InvertedTetrahedraWarnOnce) {
+  warned_once("--variant host_downward", Defect::inverted, "1 of 6 tetrahedra are inverted");
 }
 
 // A tet with a repeated vertex: kept, one warning, and every kernel of every
 // variant still validates against the reference (the reductions report its
 // quality 0 as the minimum).
 TEST(MeshCoordinates, FlatTetrahedraWarnOnce) {
-  ScratchDir dir;
-  const auto r = run_ompref("run mesh --reps 1 --no-ceiling --mesh " +
-                            cube_file(dir, "flat.mesh", 1.0, Defect::flat));
-  EXPECT_EQ(r.status, 0) << r.output;
-  expect_one_line_mentioning(r.stderr_text, "1 of 6 tetrahedra are flat");
-  EXPECT_EQ(r.stderr_text.find("inverted"), std::string::npos) << r.stderr_text;
+  const std::string err = warned_once("", Defect::flat, "1 of 6 tetrahedra are flat");
+  EXPECT_EQ(err.find("inverted"), std::string::npos) << err;
 }
 
 }  // namespace

@@ -222,15 +222,10 @@ TEST(Gpp, MemoryIsCheckedBeforeAllocating) {
 }
 
 using BadDeck = ompref::testing::BadArgs;
-
-class GppBadInput : public ::testing::TestWithParam<BadDeck> {};
-
-TEST_P(GppBadInput, ExitsTwoWithOneLine) {
-  ompref::testing::expect_one_line_refusal(GetParam().args, GetParam().must_mention);
-}
+using ompref::testing::RefusedCommand;
 
 INSTANTIATE_TEST_SUITE_P(
-    Decks, GppBadInput,
+    Decks, RefusedCommand,
     ::testing::Values(BadDeck{"run gpp --no-ceiling --deck '0 2 512 16'", "number_bands"},
                       BadDeck{"run gpp --no-ceiling --deck '32 2 -512 16'", "ncouls"},
                       BadDeck{"run gpp --no-ceiling --deck '32 2 512 0'", "nodes_per_group"},

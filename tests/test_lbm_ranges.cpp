@@ -23,35 +23,13 @@ constexpr double tau_range[2] = {0.9, 1.5};
 constexpr double G_range[2] = {-6.0, -5.0};
 constexpr double G_ads_range[2] = {-1.0, 1.0};
 
-TEST(LbmRanges, EveryCornerOfTheAcceptedBoxStaysFiniteAtTinySize) {
-  for (double tau : tau_range)
-    for (double G : G_range)
-      for (double G_ads : G_ads_range)
-        for (double g_sign : {-1.0, 1.0}) {
-          Params p;
-          size_defaults("tiny", p);
-          p.steps = 100;  // ten times tiny's steps, for a margin
-          p.tau = tau;
-          p.G = G;
-          p.G_ads = G_ads;
-          p.gravity = g_sign * 0.1 / (3.0 * p.ny) * 0.999;
-          auto s = make_instance(p, test_limits());
-          s->reset();
-          const Observables o = s->measure(s->reference_state(p.steps));
-          const std::string at = "tau " + std::to_string(tau) + " G " + std::to_string(G) + " G_ads " +
-                                 std::to_string(G_ads) + " gravity " + std::to_string(p.gravity);
-          EXPECT_TRUE(std::isfinite(o.rho_min) && std::isfinite(o.rho_max) && std::isfinite(o.max_U)) << at;
-          EXPECT_GT(o.rho_min, 0) << at;
-        }
-}
-
 // Long runs: G -6.5 (the old bound) at tau 0.9 or 1.0 with G_ads <= 0 and
 // gravity at its bound went NaN between 100 and 4000 steps at 32^3 (reference
 // and every variant FAIL, exit 1), so the accepted box is checked over long
 // runs: 2000 steps at every corner (about 6 s a corner on two idle cores,
 // four times that beside CI's other tests) and 10000 steps, a hundred of the
 // small size's repetitions (40 s a corner), both label long: `ctest -L long`.
-// CI keeps the corners' 100 steps above and the 1000-step mass test.
+// CI keeps the corners' 100 steps below and the 1000-step mass test.
 void every_corner_holds_over(int steps) {
   for (double tau : tau_range)
     for (double G : G_range)
@@ -73,6 +51,8 @@ void every_corner_holds_over(int steps) {
         }
 }
 
+// 100 steps: ten times tiny's, for a margin.
+TEST(LbmRanges, EveryCornerOfTheAcceptedBoxStaysFiniteAtTinySize) { every_corner_holds_over(100); }
 TEST(LbmRanges, EveryCornerHoldsOver2000Steps) { every_corner_holds_over(2000); }
 TEST(LbmRanges, EveryCornerHoldsOver10000Steps) { every_corner_holds_over(10000); }
 

@@ -106,6 +106,12 @@ inline CommandResult run_ompref(const std::string& args, const std::string& env 
   return r;
 }
 
+// `ompref report` refused for want of matplotlib (python3-matplotlib): the
+// caller skips, `if (lacks_matplotlib(r)) GTEST_SKIP() << r.stderr_text;`.
+inline bool lacks_matplotlib(const CommandResult& r) {
+  return r.status == 2 && r.stderr_text.find("python3-matplotlib") != std::string::npos;
+}
+
 // What a shell command line writes on standard output ("" when it cannot
 // start); the script redirects its own standard error where it wants it.
 inline std::string shell_text(const std::string& script) {
@@ -180,6 +186,12 @@ struct BadArgs {
   const char* must_mention;  // what was wrong or what is accepted
 };
 inline void PrintTo(const BadArgs& c, std::ostream* os) { *os << "ompref " << c.args; }
+
+// Command lines ompref must refuse, each exit 2 with one line that mentions
+// its must_mention: a test file instantiates the suite with its cases,
+// INSTANTIATE_TEST_SUITE_P(Name, RefusedCommand, ::testing::Values(BadArgs{...}, ...));
+// the test itself is test_cli.cpp's.
+class RefusedCommand : public ::testing::TestWithParam<BadArgs> {};
 
 // `<env> ompref <args>` refused: exit 2 and one line on stderr that mentions
 // `why`. Returns the run, for what a caller checks beyond that.
