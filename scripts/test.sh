@@ -24,11 +24,15 @@ if command -v ccache >/dev/null 2>&1; then
   export CMAKE_CXX_COMPILER_LAUNCHER=ccache CMAKE_C_COMPILER_LAUNCHER=ccache CCACHE_BASEDIR=$PWD
 fi
 # `stage NAME` before each stage: the seconds each took, printed at the end.
+# Each stage starts without the OpenMP runtime's registration files of ended
+# processes, which kill a new process given the same pid before its main
+# (tests/runtime_debris.py; tests/reproducers/libomp-empty-registration/).
 stages=() stage_name="" stage_start=$SECONDS
 stage() {
   [ -n "$stage_name" ] && stages+=("$stage_name: $((SECONDS - stage_start)) s")
   stage_name=$1 stage_start=$SECONDS
   echo "== $1"
+  python3 tests/runtime_debris.py
 }
 for preset in virtual-device host; do
   stage "$preset: configure and build"

@@ -24,6 +24,8 @@ import sys
 import tempfile
 import time
 
+from runtime_debris import REGISTRATION_DIR, remove_registration_debris
+
 COMMANDS = ["run", "check", "list", "devices", "compare", "report", "frobnicate", "", "--version", "--help"]
 WORKLOADS = ["stream", "gpp", "lbm", "mesh", "all", "nosuch", ""]
 OPTIONS = [
@@ -63,42 +65,6 @@ def random_args(rng, fifo, out_dir):
         if rng.random() < 0.9:
             args.append(value)
     return [a for a in args if a != "" or rng.random() < 0.5]
-
-
-REGISTRATION_DIR = "/dev/shm"
-REGISTRATION_PREFIX = "__KMP_REGISTERED_LIB_"
-
-
-def remove_registration_debris():
-    """Removes the LLVM OpenMP runtime's registration files of this user's
-    processes that no longer run; returns how many it removed.
-
-    The runtime registers each process in /dev/shm/__KMP_REGISTERED_LIB_<pid>_<uid>
-    as it starts and removes the file as it ends. A process killed while
-    registering leaves the file empty (or without its record); a later process
-    given the same pid then dies before main: SIGBUS for an empty file, SIGABRT
-    for a record it cannot read (tests/reproducers/libomp-empty-registration).
-    Such a death is the runtime's, not the program's: the files are removed
-    before each run, as the runtime itself removes the complete record of a
-    process that ended. Files of running processes are left alone."""
-    removed = 0
-    suffix = f"_{os.getuid()}"
-    try:
-        names = os.listdir(REGISTRATION_DIR)
-    except OSError:
-        return 0
-    for name in names:
-        if not (name.startswith(REGISTRATION_PREFIX) and name.endswith(suffix)):
-            continue
-        pid = name[len(REGISTRATION_PREFIX):-len(suffix)]
-        if not pid.isdigit() or os.path.exists(f"/proc/{pid}"):
-            continue
-        try:
-            os.unlink(os.path.join(REGISTRATION_DIR, name))
-            removed += 1
-        except OSError:
-            pass
-    return removed
 
 
 def main():
