@@ -314,9 +314,7 @@ Check SlabInstance::validate(int repetitions, const std::string&) const {
   validated_ = observe(got, mass, [&](int z, long k0, int len) {
     compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
   });
-  WorstPopulation w;
-  for (const WorstPopulation& mine : planes)
-    if (mine.error > w.error) w = mine;
+  const WorstPopulation w = worst_of(planes);
   // The worst over the ranks; its rank says where.
   struct {
     double error;

@@ -161,6 +161,9 @@ struct WorstPopulation {
 // direction, which finds nothing to change.
 void compare_block(const double* got, const double* want, long stride, const std::uint8_t* solid, long k0, int len,
                    WorstPopulation& worst);
+// The planes' worst, planes in z order: the largest error, the lowest cell
+// among equal ones, so that the report does not depend on the threads.
+WorstPopulation worst_of(const std::vector<WorstPopulation>& planes);
 // The tolerance of a population against the reference after `steps` steps.
 double population_tolerance(long steps);
 // The mass check of a validation: `mass` after `steps` steps against the

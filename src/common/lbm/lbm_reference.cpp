@@ -336,10 +336,6 @@ void compare_block(const double* got, const double* want, long stride, const std
   }
 }
 
-namespace {
-
-// The planes' worst in z order: the largest error, the lowest cell among
-// equal ones, so that the report does not depend on the threads.
 WorstPopulation worst_of(const std::vector<WorstPopulation>& planes) {
   WorstPopulation worst;
   for (const WorstPopulation& mine : planes)
@@ -347,8 +343,6 @@ WorstPopulation worst_of(const std::vector<WorstPopulation>& planes) {
       worst = mine;
   return worst;
 }
-
-}  // namespace
 
 LbmInstance::Reference::Reference(const LbmInstance& s) {
   const long n = s.grid.stride * Q;
