@@ -115,6 +115,21 @@ inline int slab_planes(int nz, int rank, int ranks) {
 
 // Whether cell row y is a wall (the solid planes y = 0 and ny - 1).
 inline bool wall_row(const Params& p, int y) { return p.walls_y && (y == 0 || y == p.ny - 1); }
+// `len` values from `src` to `dst`, consecutive addresses: the run's whole
+// 64-byte lines with streaming stores where the processor has them, so that
+// a lattice written and not read again soon is not fetched into the caches
+// first (with ordinary stores every line written is read from memory before
+// it is overwritten); the partial lines at its ends, which a neighbouring
+// run may share, with ordinary stores (a line written only in part by
+// streaming stores leaves the processor as several slow partial writes). A
+// thread that wrote with it issues a store fence (_mm_sfence) before another
+// thread reads what it wrote: the end of a parallel region is not one.
+void store_run(double* dst, const double* src, int len);
+// `len` copies of `value` from `dst` on, as store_run writes them.
+void fill_run(double* dst, double value, long len);
+// The store fence store_run's writers issue (nothing where it has no streaming stores).
+void store_fence();
+
 // The initial populations (equilibrium at rest, none in solid cells) of the
 // `g.nz` planes of a state laid out as `g` whose plane 0 is the lattice's
 // plane z_first (periodic: a slab's ghost planes included), `solid` its mask;
