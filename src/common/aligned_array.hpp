@@ -1,11 +1,13 @@
 #pragma once
 // A fixed-size array on 64-byte aligned storage that is NOT touched when
 // allocated: the first write (a parallel init loop) decides which NUMA node
-// and which thread's cache owns each page ("first touch").
+// and which thread's cache owns each page ("first touch"). Page-locked where
+// asked and the runtime can lock it (common/host_memory.hpp): arrays that
+// target variants map are copied at the link's rate.
 #include <cstddef>
-#include <cstdlib>
 #include <memory>
-#include <new>
+
+#include "common/host_memory.hpp"
 
 namespace ompref {
 
@@ -13,11 +15,9 @@ template <class T>
 class AlignedArray {
  public:
   AlignedArray() = default;
-  explicit AlignedArray(std::size_t n) : n_(n) {
+  explicit AlignedArray(std::size_t n, Memory memory = Memory::pageable) : n_(n) {
     if (n == 0) return;
-    std::size_t bytes = (n * sizeof(T) + 63) / 64 * 64;
-    data_.reset(static_cast<T*>(std::aligned_alloc(64, bytes)));
-    if (!data_) throw std::bad_alloc();
+    data_.reset(static_cast<T*>(allocate_bytes(n * sizeof(T), memory)));
   }
   T* data() { return data_.get(); }
   const T* data() const { return data_.get(); }
@@ -27,7 +27,7 @@ class AlignedArray {
 
  private:
   struct Free {
-    void operator()(T* p) const { std::free(p); }
+    void operator()(T* p) const { free_bytes(p); }
   };
   std::unique_ptr<T, Free> data_;
   std::size_t n_ = 0;

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "common/host_memory.hpp"
+
 namespace CLI {
 class App;
 }
@@ -33,6 +35,12 @@ struct MemoryLimits {
   // Where set, check_host also records the largest request here.
   double* record_host = nullptr;
 };
+// The memory of the arrays target variants map: page-locked where they may
+// run on a device (a device was found: device_bytes > 0), so that the
+// copies run at the link's rate; pageable otherwise.
+inline Memory mapped_memory(const MemoryLimits& limits) {
+  return limits.device_bytes > 0 ? Memory::page_locked : Memory::pageable;
+}
 
 // How one repetition of an instance turns into rates.
 struct Model {

@@ -133,13 +133,6 @@ RawMesh load_file(const std::string& file, const MemoryLimits& limits) {
   return raw;
 }
 
-// Page-locked arrays where target variants may run on a device (a device
-// was found: limits.device_bytes > 0), as the lbm instance does.
-namespace {
-Memory mapped_memory(const MemoryLimits& limits) {
-  return limits.device_bytes > 0 ? Memory::page_locked : Memory::pageable;
-}
-}  // namespace
 
 std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const std::string& size,
                                             const MemoryLimits& limits) {

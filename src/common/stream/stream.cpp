@@ -47,15 +47,15 @@ std::size_t elements_for_size(const std::string& size) {
 
 const char* precision_name(Precision p) { return p == Precision::single ? "single" : "double"; }
 
-StreamInstance::StreamInstance(std::size_t n_, Precision precision_)
+StreamInstance::StreamInstance(std::size_t n_, Precision precision_, Memory memory)
     : n(n_),
       precision(precision_),
-      a(single() ? 0 : n_),
-      b(single() ? 0 : n_),
-      c(single() ? 0 : n_),
-      af(single() ? n_ : 0),
-      bf(single() ? n_ : 0),
-      cf(single() ? n_ : 0),
+      a(single() ? 0 : n_, memory),
+      b(single() ? 0 : n_, memory),
+      c(single() ? 0 : n_, memory),
+      af(single() ? n_ : 0, memory),
+      bf(single() ? n_ : 0, memory),
+      cf(single() ? n_ : 0, memory),
       dot(std::numeric_limits<double>::quiet_NaN()) {}
 
 // `precision` only in single precision: a double-precision run carries the
@@ -186,7 +186,7 @@ void check_instance(std::size_t n, const MemoryLimits& limits, Precision precisi
 
 std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits& limits, Precision precision) {
   check_instance(n, limits, precision);
-  return std::make_unique<StreamInstance>(n, precision);
+  return std::make_unique<StreamInstance>(n, precision, mapped_memory(limits));
 }
 
 namespace {

@@ -34,7 +34,8 @@ const char* precision_name(Precision p);  // "single", "double"
 
 class StreamInstance final : public Instance {
  public:
-  explicit StreamInstance(std::size_t n, Precision precision = Precision::double_);
+  // `memory`: the arrays' (mapped_memory: page-locked where a device may map them).
+  explicit StreamInstance(std::size_t n, Precision precision = Precision::double_, Memory memory = Memory::pageable);
   nlohmann::json params() const override;
   Model model(const std::string& kernel) const override;
   std::vector<PhaseModel> phases() const override;
