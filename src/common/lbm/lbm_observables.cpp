@@ -100,10 +100,10 @@ void scan_planes(const StateView& v, const double* pop, int z0, bool digest, dou
     // A solid cell's step is h = (h ^ 0) * 1: it leaves h as it is. The
     // block's words are first laid out cell by cell (digest_cells cells of
     // the G planes at a time, a direction's run read as one stream from the
-    // cache), so that the chains read consecutive words: read in the chains'
-    // order straight from the lattice, each cell's 19 G words lay on 19 G
-    // pages, and the loads, missing the address cache, took longer than the
-    // multiplications (a paper-size digest took 0.6 s on 16 threads).
+    // cache), so that the chains read consecutive words, not 19 G words on
+    // 19 G pages a cell: a paper-size digest took 0.16-0.41 s of a pass on
+    // 16 threads instead of 0.42-0.72 s (results/h200/lbm/host-passes-f552365/),
+    // the rest the chains' 19 dependent multiplications a cell.
     for (long s0 = c0; s0 < c0 + len; s0 += digest_cells) {
       const int cells = int(std::min<long>(digest_cells, c0 + len - s0));
       for (int g = 0; g < G; ++g) {
