@@ -1,9 +1,11 @@
 #pragma once
-// Host memory for the arrays target variants map: 64-byte aligned and
-// untouched when allocated (the first write, a parallel loop, places the
-// pages), and page-locked where asked and the runtime can lock it, so that
-// the device copies it at the link's rate (host_memory.cpp says how). lbm's
-// FieldArray and mesh's Array allocate through it.
+// Host memory for the arrays target variants map: 64-byte aligned, and
+// page-locked where asked and the CUDA driver or the OpenMP runtime can lock
+// it, so that the device copies it at the link's rate (host_memory.cpp says
+// how). Pageable memory is untouched when allocated (the first write, a
+// parallel loop, places the pages); memory locked by registration has its
+// pages placed by a parallel loop of its own. lbm's FieldArray and mesh's
+// Array allocate through it.
 #include <cstddef>
 #include <cstdint>
 
