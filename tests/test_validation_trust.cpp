@@ -68,6 +68,52 @@ TEST(Trust, TheWorstElementIsTheFirstOfTheLargestAndNaNIsWorst) {
   EXPECT_LE(tiny.ratio(), 1.0) << "an exact result passes a tolerance that underflowed";
 }
 
+// compare_all passes over blocks within the worst error so far by a quick
+// test: it finds what the element-by-element search finds (the same error,
+// the first of equal ones, NaN and Inf in either array as the worst), with
+// the worst in the first block, in a later one, at a block's edges or tied
+// (a tolerance below every error, so that each result names its place).
+TEST(Trust, TheBlockedSearchFindsWhatTheElementSearchFinds) {
+  const std::int64_t n = 50000;
+  std::vector<double> got(n), want(n);
+  const auto both = [&](const char* what, double floor) {
+    Validation blocked("test"), plain("test");
+    const auto where = [](std::int64_t i) { return std::to_string(i); };
+    blocked.compare_all(n, [&](std::int64_t i) { return got[i]; }, [&](std::int64_t i) { return want[i]; }, 1e-15,
+                        where, floor);
+    plain.compare_each(
+        n, [&](std::int64_t i) { return std::pair{relative_error(got[i], want[i], floor), 1e-15}; }, where);
+    EXPECT_EQ(blocked.result().detail, plain.result().detail) << what;
+    EXPECT_EQ(blocked.result().max_rel_error, plain.result().max_rel_error) << what;
+    EXPECT_EQ(blocked.result().valid, plain.result().valid) << what;
+  };
+  for (std::int64_t i = 0; i < n; ++i) {
+    want[i] = 1.0 + double(i % 97) * 0.25;
+    got[i] = want[i] * (1 + 1e-12 * double(i % 13));
+  }
+  both("errors everywhere, the worst repeated", 0);
+  for (std::int64_t at : {std::int64_t(0), std::int64_t(2047), std::int64_t(2048), std::int64_t(40000), n - 1}) {
+    const double keep = got[at];
+    got[at] = want[at] * (1 + 1e-6);
+    both("one large error", 0);
+    got[40001] = want[40001] * (1 + 1e-6);  // a tie after it
+    both("a tie", 0);
+    got[40001] = want[40001];
+    got[at] = nan;
+    both("NaN result", 0);
+    got[at] = -inf;
+    both("infinite result", 0);
+    got[at] = keep;
+    const double wanted = want[at];
+    want[at] = nan;
+    both("NaN reference", 0);
+    want[at] = 0;
+    both("zero reference, floor", 0.5);
+    both("zero reference", 0);
+    want[at] = wanted;
+  }
+}
+
 using testing::CacheFolder;
 
 // A reference state with NaN in one population of one fluid cell (an entry
