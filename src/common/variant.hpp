@@ -4,6 +4,7 @@
 // runner, the tests, the scripts and the docs read from its registration.
 #include <functional>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -141,9 +142,11 @@ Variant host_variant(std::string workload, std::string name, std::string sentenc
 
 // A target variant whose device data is one declaration beside the kernel
 // (common/device_data.hpp): the runner enters it before timing, exits after.
-template <class I>
+// `data` makes the declaration from the instance (a function, or a callable
+// that carries what it needs: mesh's kernel tag).
+template <class I, class Data, class = std::enable_if_t<std::is_invocable_r_v<DeviceData, Data, I&>>>
 Variant target_variant(std::string workload, std::string name, std::string sentence,
-                       void (*run)(I&, RunContext&), DeviceData (*data)(I&),
+                       void (*run)(I&, RunContext&), Data data,
                        const char* file = __builtin_FILE()) {
   Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run, file);
   v.kind = Kind::target;

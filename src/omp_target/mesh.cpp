@@ -8,10 +8,11 @@
 //
 // Each kernel's device data is its row of the kernel table
 // (common/mesh/mesh_kernels.cpp: the arrays it reads, its outputs, its
-// variants' scratch), which kernel_data turns into the DeviceData a
-// registration takes. The runner maps it before timing (outputs too,
-// NaN-poisoned by reset(), so that an element a kernel fails to write comes
-// back NaN) and unmaps it after (outputs come back, the rest is released);
+// variants' scratch): a registration names its kernel
+// (common/mesh/mesh_variant.hpp), and kernel_data turns that row into the
+// DeviceData the runner maps before timing (outputs too, NaN-poisoned by
+// reset(), so that an element a kernel fails to write comes back NaN) and
+// unmaps after (outputs come back, the rest is released);
 // the kernels below name the same arrays with map(alloc:), which finds them
 // present and moves nothing.
 #include <algorithm>
@@ -20,9 +21,9 @@
 #include <limits>
 
 #include "common/mesh/mesh.hpp"
-#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/mesh/mesh_items.hpp"
+#include "common/mesh/mesh_variant.hpp"
 #include "common/registry.hpp"
 
 namespace ompref::mesh {
@@ -204,62 +205,54 @@ void target_reduce_blocks(MeshInstance& m, RunContext& ctx) {
 const Registration registrations[] = {
     Registration{target_variant("mesh", "target_direct",
                                 "direct: x += v dt over the vertices' own fields, a stream over the mesh",
-                                target_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-                     .for_kernel("direct")
+                                target_direct, "direct")
                      .mirror_of("host_direct")
                      .uses({"target teams distribute parallel for", "simd", "declare target", "target enter/exit data",
                             "map(alloc)"})},
     Registration{target_variant("mesh", "target_downward",
                                 "downward: each tet reads its 4 vertices through tet[] for its volume and barycentre",
-                                target_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-                     .for_kernel("downward")
+                                target_downward, "downward")
                      .mirror_of("host_downward")
                      .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
     Registration{target_variant("mesh", "target_transverse",
                                 "transverse: each tet reads its face neighbours' barycentres (largest distance)",
-                                target_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-                     .for_kernel("transverse")
+                                target_transverse, "transverse")
                      .mirror_of("host_transverse")
                      .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
     Registration{target_variant("mesh", "target_ball_csr",
                                 "upward: each vertex averages its ball of tets, ball stored as CSR (offsets + corners)",
-                                target_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-                     .for_kernel("upward_csr")
+                                target_ball_csr, "upward_csr")
                      .mirror_of("host_ball_csr")
                      .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
     Registration{target_variant("mesh", "target_lumped_atomic",
                                 "indirect write: each tet adds volume/4 to its 4 vertices with `omp atomic`",
-                                target_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-                     .for_kernel("lumped_atomic")
+                                target_lumped_atomic, "lumped_atomic")
                      .mirror_of("host_lumped_atomic")
                      .uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)"})},
     Registration{target_variant("mesh", "target_reduce",
                                 "reductions: sum/min/max and a `declare reduction` for (min quality, its tet)",
-                                target_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-                     .for_kernel("reduce")
+                                target_reduce, "reduce")
                      .mirror_of("host_reduce")
                      .uses({"target teams distribute parallel for", "declare target", "declare reduction", "reduction",
-               "struct reduction", "map(alloc)"})},
-};
-const Registration target_ball_binned_registration{target_variant(
-    "mesh", "target_ball_binned",
-    "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
-    target_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-    .for_kernel("upward_binned").mirror_of("host_ball_binned")
-                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_lumped_scatter_gather_registration{target_variant(
-    "mesh", "target_lumped_scatter_gather",
-    "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
-    target_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-    .for_kernel("lumped_scatter_gather").mirror_of("host_lumped_scatter_gather")
-                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})};
-const Registration target_reduce_blocks_registration{target_variant(
-    "mesh", "target_reduce_blocks",
-    "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
-    target_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-    .for_kernel("reduce").mirror_of("host_reduce_blocks")
+                            "struct reduction", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_ball_binned",
+                                "upward: the same smoothing over GMlib's degree-binned balls (power-of-two padded column-major matrices)",
+                                target_ball_binned, "upward_binned")
+                     .mirror_of("host_ball_binned")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_lumped_scatter_gather",
+                                "indirect write as GMlib's scatter/gather pair: per-corner temporaries, then a gather over each vertex ball",
+                                target_lumped_scatter_gather, "lumped_scatter_gather")
+                     .mirror_of("host_lumped_scatter_gather")
+                     .uses({"target teams distribute parallel for", "declare target", "map(alloc)"})},
+    Registration{target_variant("mesh", "target_reduce_blocks",
+                                "reductions in two levels: a team per block reduces with `parallel for`, block partials combined on the host",
+                                target_reduce_blocks, "reduce")
+                     .mirror_of("host_reduce_blocks")
                      .uses({"parallel for", "teams distribute", "declare target", "declare reduction", "reduction",
-               "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams", "schedule"})};
+                            "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams",
+                            "schedule"})},
+};
 
 }  // namespace
 }  // namespace ompref::mesh

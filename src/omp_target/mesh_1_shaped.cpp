@@ -19,9 +19,9 @@
 #include <limits>
 
 #include "common/mesh/mesh.hpp"
-#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/mesh/mesh_items.hpp"
+#include "common/mesh/mesh_variant.hpp"
 #include "common/registry.hpp"
 #include "omp_target/mesh_launch.hpp"
 
@@ -192,43 +192,35 @@ void target_shaped_reduce_blocks(MeshInstance& m, RunContext& ctx) {
 const Registration registrations[] = {
     Registration{target_variant("mesh", "target_shaped_direct",
                                 "direct, shaped: one coordinate per thread (num_teams/thread_limit)",
-                                target_shaped_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-                     .for_kernel("direct")
+                                target_shaped_direct, "direct")
                      .follows("target_direct").uses({"target teams distribute parallel for", "simd", "declare target", "target enter/exit data", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_downward",
                                 "downward, shaped: one tet per thread (num_teams/thread_limit)",
-                                target_shaped_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-                     .for_kernel("downward")
+                                target_shaped_downward, "downward")
                      .follows("target_downward").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_transverse",
                                 "transverse, shaped: one tet per thread (num_teams/thread_limit)",
-                                target_shaped_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-                     .for_kernel("transverse")
+                                target_shaped_transverse, "transverse")
                      .follows("target_transverse").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_ball_csr",
                                 "upward over CSR balls, shaped: one vertex per thread",
-                                target_shaped_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-                     .for_kernel("upward_csr")
+                                target_shaped_ball_csr, "upward_csr")
                      .follows("target_ball_csr").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_ball_binned",
                                 "upward over degree-binned balls, shaped: one bin row per thread",
-                                target_shaped_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-                     .for_kernel("upward_binned")
+                                target_shaped_ball_binned, "upward_binned")
                      .follows("target_ball_binned").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_lumped_atomic",
                                 "lumped volumes with atomics, shaped: one vertex, then one tet per thread",
-                                target_shaped_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-                     .for_kernel("lumped_atomic")
+                                target_shaped_lumped_atomic, "lumped_atomic")
                      .follows("target_lumped_atomic").uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_lumped_scatter_gather",
                                 "lumped volumes by scatter/gather, shaped: one tet, then one vertex per thread",
-                                target_shaped_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-                     .for_kernel("lumped_scatter_gather")
+                                target_shaped_lumped_scatter_gather, "lumped_scatter_gather")
                      .follows("target_lumped_scatter_gather").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_shaped_reduce_blocks",
                                 "reductions in two levels, shaped: one wave of 660 teams of 256 threads",
-                                target_shaped_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-                     .for_kernel("reduce")
+                                target_shaped_reduce_blocks, "reduce")
                      .follows("target_reduce_blocks").uses({"parallel for", "teams distribute", "declare target", "declare reduction", "reduction", "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams", "schedule"})},
 };
 

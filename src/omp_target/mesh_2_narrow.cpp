@@ -23,9 +23,9 @@
 #include <omp.h>
 
 #include "common/mesh/mesh.hpp"
-#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/mesh/mesh_items.hpp"
+#include "common/mesh/mesh_variant.hpp"
 #include "common/registry.hpp"
 #include "omp_target/mesh_launch.hpp"
 
@@ -200,43 +200,35 @@ void target_narrow_reduce_blocks(MeshInstance& m, RunContext& ctx) {
 const Registration registrations[] = {
     Registration{target_variant("mesh", "target_narrow_direct",
                                 "direct, narrow: 32-bit index, restrict pointers",
-                                target_narrow_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-                     .for_kernel("direct")
+                                target_narrow_direct, "direct")
                      .follows("target_shaped_direct").uses({"target teams distribute parallel for", "simd", "declare target", "target enter/exit data", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_downward",
                                 "downward, narrow: 32-bit tet and vertex indices, restrict pointers",
-                                target_narrow_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-                     .for_kernel("downward")
+                                target_narrow_downward, "downward")
                      .follows("target_shaped_downward").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_transverse",
                                 "transverse, narrow: 32-bit tet and neighbour indices, restrict pointers",
-                                target_narrow_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-                     .for_kernel("transverse")
+                                target_narrow_transverse, "transverse")
                      .follows("target_shaped_transverse").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_ball_csr",
                                 "upward over CSR balls, narrow: 32-bit vertex, corner and tet indices, restrict pointers",
-                                target_narrow_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-                     .for_kernel("upward_csr")
+                                target_narrow_ball_csr, "upward_csr")
                      .follows("target_shaped_ball_csr").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_ball_binned",
                                 "upward over degree-binned balls, narrow: 32-bit row, tet and vertex indices, restrict pointers",
-                                target_narrow_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-                     .for_kernel("upward_binned")
+                                target_narrow_ball_binned, "upward_binned")
                      .follows("target_shaped_ball_binned").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_lumped_atomic",
                                 "lumped volumes with atomics, narrow: 32-bit indices, restrict pointers",
-                                target_narrow_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-                     .for_kernel("lumped_atomic")
+                                target_narrow_lumped_atomic, "lumped_atomic")
                      .follows("target_shaped_lumped_atomic").uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_lumped_scatter_gather",
                                 "lumped volumes by scatter/gather, narrow: 32-bit indices, restrict pointers",
-                                target_narrow_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-                     .for_kernel("lumped_scatter_gather")
+                                target_narrow_lumped_scatter_gather, "lumped_scatter_gather")
                      .follows("target_shaped_lumped_scatter_gather").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_narrow_reduce_blocks",
                                 "reductions in two levels, narrow: each team's threads take elements by their number (grid stride), 32-bit, firstprivate",
-                                target_narrow_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-                     .for_kernel("reduce")
+                                target_narrow_reduce_blocks, "reduce")
                      .follows("target_shaped_reduce_blocks").uses({"teams distribute", "declare target", "declare reduction", "reduction", "struct reduction", "map(alloc)", "target update", "thread_limit", "num_teams"})},
 };
 

@@ -29,9 +29,9 @@
 #include <omp.h>
 
 #include "common/mesh/mesh.hpp"
-#include "common/mesh/mesh_data.hpp"
 #include "common/mesh/mesh_element.hpp"
 #include "common/mesh/mesh_items.hpp"
+#include "common/mesh/mesh_variant.hpp"
 #include "common/registry.hpp"
 #include "omp_target/mesh_launch.hpp"
 #include "omp_target/team_reduction.hpp"
@@ -48,13 +48,17 @@ inline const std::int32_t* row4(const std::int32_t* table, std::int32_t t) {
 inline void load_point(const double* xyz, std::int32_t v, double p[3]) {
   for (int k = 0; k < 3; ++k) p[k] = xyz[3 * v + k];
 }
-// The quarter volume of the tet whose 4 vertex numbers are e.
-inline double quarter_volume(const double* crd, const std::int32_t* e) {
-  double a[3], b[3], c[3], d[3];
+// The 4 vertices of the tet whose vertex numbers are e, copied into registers.
+inline void load_tet(const double* crd, const std::int32_t* e, double a[3], double b[3], double c[3], double d[3]) {
   load_point(crd, e[0], a);
   load_point(crd, e[1], b);
   load_point(crd, e[2], c);
   load_point(crd, e[3], d);
+}
+// The quarter volume of the tet whose 4 vertex numbers are e.
+inline double quarter_volume(const double* crd, const std::int32_t* e) {
+  double a[3], b[3], c[3], d[3];
+  load_tet(crd, e, a, b, c, d);
   return 0.25 * tet_volume(a, b, c, d);
 }
 #pragma omp end declare target
@@ -93,12 +97,8 @@ void target_tuned_downward(MeshInstance& m, RunContext& ctx) {
 #pragma omp target teams distribute parallel for device(dev) num_teams(teams) thread_limit(tuned_threads) \
     map(alloc : tet[0:4 * nt], crd[0:3 * m.nv], volume[0:nt], centre[0:3 * nt])
   for (std::int32_t t = 0; t < nt; ++t) {
-    const std::int32_t* e = row4(tet, t);
     double a[3], b[3], c[3], d[3];
-    load_point(crd, e[0], a);
-    load_point(crd, e[1], b);
-    load_point(crd, e[2], c);
-    load_point(crd, e[3], d);
+    load_tet(crd, row4(tet, t), a, b, c, d);
     volume[t] = tet_volume(a, b, c, d);
     tet_barycentre(a, b, c, d, centre + 3 * t);
   }
@@ -306,43 +306,35 @@ void target_tuned_reduce_blocks(MeshInstance& m, RunContext& ctx) {
 const Registration registrations[] = {
     Registration{target_variant("mesh", "target_tuned_direct",
                                 "direct, tuned: num_teams/thread_limit for one coordinate per thread, 32-bit indices, restrict",
-                                target_tuned_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-                     .for_kernel("direct")
+                                target_tuned_direct, "direct")
                      .follows("target_narrow_direct").uses({"target teams distribute parallel for", "simd", "declare target", "target enter/exit data", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_downward",
                                 "downward, tuned: one tet per thread (num_teams/thread_limit), 32-bit indices, restrict, 16-byte tet rows",
-                                target_tuned_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-                     .for_kernel("downward")
+                                target_tuned_downward, "downward")
                      .follows("target_narrow_downward").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_transverse",
                                 "transverse, tuned: one tet per thread, 32-bit indices, restrict, 16-byte neighbour rows",
-                                target_tuned_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-                     .for_kernel("transverse")
+                                target_tuned_transverse, "transverse")
                      .follows("target_narrow_transverse").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_ball_csr",
                                 "upward over CSR balls, tuned: one vertex per thread, 32-bit indices, restrict",
-                                target_tuned_ball_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-                     .for_kernel("upward_csr")
+                                target_tuned_ball_csr, "upward_csr")
                      .follows("target_narrow_ball_csr").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_ball_binned",
                                 "upward over degree-binned balls, tuned: one bin row per thread, 32-bit row indices, restrict",
-                                target_tuned_ball_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-                     .for_kernel("upward_binned")
+                                target_tuned_ball_binned, "upward_binned")
                      .follows("target_narrow_ball_binned").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_lumped_atomic",
                                 "lumped volumes with atomics, tuned: one tet per thread, 32-bit indices, restrict, 16-byte tet rows",
-                                target_tuned_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-                     .for_kernel("lumped_atomic")
+                                target_tuned_lumped_atomic, "lumped_atomic")
                      .follows("target_narrow_lumped_atomic").uses({"target teams distribute parallel for", "simd", "declare target", "atomic", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_lumped_scatter_gather",
                                 "lumped volumes by scatter/gather, tuned: one tet, then one vertex per thread, 32-bit indices, restrict",
-                                target_tuned_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-                     .for_kernel("lumped_scatter_gather")
+                                target_tuned_lumped_scatter_gather, "lumped_scatter_gather")
                      .follows("target_narrow_lumped_scatter_gather").uses({"target teams distribute parallel for", "declare target", "map(alloc)", "thread_limit", "num_teams"})},
     Registration{target_variant("mesh", "target_tuned_reduce_blocks",
                                 "reductions in two levels, tuned: one wave of teams, 4 loads in flight a thread, the last team combines, result pinned",
-                                target_tuned_reduce_blocks, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-                     .for_kernel("reduce")
+                                target_tuned_reduce_blocks, "reduce")
                      .follows("target_narrow_reduce_blocks").uses({"teams distribute", "declare target", "declare reduction", "reduction", "struct reduction", "map(alloc)", "thread_limit", "num_teams"})},
 };
 
