@@ -1,9 +1,11 @@
 #pragma once
-// A fixed-size array on 64-byte aligned storage that is NOT touched when
-// allocated: the first write (a parallel init loop) decides which NUMA node
-// and which thread's cache owns each page ("first touch"). Page-locked where
-// asked and the runtime can lock it (common/host_memory.hpp): arrays that
-// target variants map are copied at the link's rate.
+// A fixed-size array on 64-byte aligned storage. Pageable, it is NOT touched
+// when allocated: the first write (a parallel init loop) decides which NUMA
+// node and which thread's cache owns each page ("first touch"). Page-locked
+// where asked and the driver or the runtime can lock it
+// (common/host_memory.hpp: its pages placed by a parallel loop of the same
+// static shares): arrays that target variants map are copied at the link's
+// rate.
 #include <cstddef>
 #include <memory>
 
