@@ -85,8 +85,12 @@ clang22=("clang-22|command -v clang++-22 && command -v clang-22"
 # The race job (ThreadSanitizer's runtime; Archer is in libomp-19-dev) and the
 # AMD device compile (scripts/amd_compile_check.py): clang-19 with ROCm's device
 # libraries and lld, gcc-12 with its amdgcn offload compiler.
+# llvm-19: the symbolizer that Debian's ThreadSanitizer runtime calls by name
+# (/usr/bin/llvm-symbolizer-19), without which a report names no source line
+# and the fixture's check that its race is reported at its file fails.
 race=("libclang-rt-19-dev|test -e $llvm/lib/clang/19/lib/linux/libclang_rt.tsan-x86_64.a"
-      "libomp-19-dev|test -e $llvm/lib/libarcher.so")
+      "libomp-19-dev|test -e $llvm/lib/libarcher.so"
+      "llvm-19|test -x /usr/bin/llvm-symbolizer-19")
 amd_clang=("rocm-device-libs|test -e $multiarch/amdgcn/bitcode/ocml.bc"
            "lld-19|test -x $llvm/bin/ld.lld")
 amd_gcc=("g++-12|command -v g++-12 && command -v gcc-12"
