@@ -239,6 +239,28 @@ TEST_F(LbmCorruption, OneChangedPopulationFails) {
   EXPECT_NE(c.detail.find("population 4 of cell (5, 7, 9)"), std::string::npos) << c.detail;
 }
 
+TEST_F(LbmCorruption, AStateTheSameBitsAsOneValidatedTakesItsVerdictAndAnyOtherIsComparedInFull) {
+  // SetUp's run was validated in full and kept: its bits again take its
+  // verdict, also where a solid cell (which holds no state) differs.
+  long wall = -1;
+  for (long k = 0; k < s->grid.n && wall < 0; ++k)
+    if (s->solid[k]) wall = k;
+  ASSERT_GE(wall, 0);
+  s->current()[3 * s->grid.stride + wall] = 12345.0;
+  Check same = s->validate(2, "");
+  EXPECT_TRUE(same.valid);
+  EXPECT_NE(same.reference.find("the same bits as a state compared with it in full"), std::string::npos)
+      << same.reference;
+  // One unit in the last place of one fluid population: compared in full,
+  // and still within the tolerance.
+  double& f = s->current()[7 * s->grid.stride + fluid_cell()];
+  f = std::nextafter(f, 2 * f);
+  Check full = s->validate(2, "");
+  EXPECT_TRUE(full.valid) << full.detail;
+  EXPECT_EQ(full.reference.find("the same bits"), std::string::npos) << full.reference;
+  EXPECT_GT(full.max_rel_error, 0.0);
+}
+
 TEST_F(LbmCorruption, NaNAndInfFail) {
   s->current()[fluid_cell()] = std::numeric_limits<double>::quiet_NaN();
   EXPECT_FALSE(s->validate(2, "").valid);

@@ -164,6 +164,7 @@ void LbmInstance::release() {
   observed_rho = AlignedArray<double>();
   observed_psi = AlignedArray<double>();
   ref_.reset();
+  seen_.reset();
   validated_ = nullptr;
   initial_mass = 0;
 }

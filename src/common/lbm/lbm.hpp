@@ -5,7 +5,7 @@
 // By subject: lbm_cell.hpp (the arithmetic of one cell, host and device),
 // lbm_tiling.hpp (the launch of a team per tile), lbm.cpp (layout, initial state,
 // bytes model), lbm_options.cpp (sizes, cases, shapes, the checks),
-// lbm_reference.cpp (the host reference run and validation),
+// lbm_reference.cpp (the host reference run), lbm_validation.cpp (every state against it),
 // lbm_reference_cache.cpp (its states kept across processes, OMPREF_CACHE),
 // lbm_observables.cpp (the physics a user checks).
 //
@@ -179,6 +179,12 @@ void compare_block(const double* got, const double* want, long stride, const std
 // The planes' worst, planes in z order: the largest error, the lowest cell
 // among equal ones, so that the report does not depend on the threads.
 WorstPopulation worst_of(const std::vector<WorstPopulation>& planes);
+// A lattice of `n` doubles copied in parallel (first touch by the threads
+// that read it later).
+void copy_state(const double* from, double* to, long n);
+// Whether the fluid cells of two states laid out with `stride` hold the same
+// population bits (solid cells hold no state); `n` cells.
+bool same_fluid_bits(const double* a, const double* b, long stride, const std::uint8_t* solid, long n);
 // The tolerance of a population against the reference after `steps` steps.
 double population_tolerance(long steps);
 // The mass check of a validation: `mass` after `steps` steps against the
@@ -329,6 +335,11 @@ class LbmInstance final : public Instance {
   mutable nlohmann::json validated_;
   struct Reference;
   mutable std::shared_ptr<Reference> ref_;
+  // The last state validate() found valid, with its verdict (lbm_validation.cpp).
+  struct Seen;
+  mutable std::shared_ptr<Seen> seen_;
+  Check compare_with_reference(long total_steps) const;
+  void keep_seen(long total_steps, const Check& check) const;
 };
 
 // The checks of make_instance (parameters, shapes, --out, memory), allocating nothing.

@@ -1,4 +1,4 @@
-// lbm's host reference run and the validation of every variant against it.
+// lbm's host reference run (the validation against it: lbm_validation.cpp).
 // The reference is the cell arithmetic of common/lbm/lbm_cell.hpp in host_basic's
 // order, in a two-pass form with bounce-back at the push (fn_push_bounce: the
 // values are those of the three-pass form, a population pushed into a wall
@@ -247,12 +247,6 @@ void reference_step(const Grid& g, const Coeffs& c, const std::uint8_t* solid, c
   }
 }
 
-// A lattice copied in parallel (first touch by the threads that read it later).
-void copy_state(const double* from, double* to, long n) {
-#pragma omp parallel for schedule(static)
-  for (long i = 0; i < n; ++i) to[i] = from[i];
-}
-
 vtk::Image image_of(const LbmInstance& s, const double* pop) {
   const Grid& g = s.grid;
   vtk::Image im;
@@ -277,42 +271,11 @@ vtk::Image image_of(const LbmInstance& s, const double* pop) {
   return im;
 }
 
-// Whether the search would move in the block [k0, k0 + len) beyond `worst`.
-// |g - w| / |w| alone, without relative_error's tests: the same value where
-// w is finite and not zero, NaN or infinite elsewhere (the block is then
-// searched, and the search decides), so that the loop is a few vector
-// operations a population.
-bool block_exceeds(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
-                   double worst) {
-  int above = 0;
-  for (int i = 0; i < Q; ++i) {
-    const double *g = got + i * stride + k0, *w = want + i * stride + k0;
-#pragma omp simd reduction(| : above)
-    for (int b = 0; b < len; ++b) above |= !sol[k0 + b] && !(std::fabs(g[b] - w[b]) / std::fabs(w[b]) <= worst);
-  }
-  return above != 0;
-}
-
 }  // namespace
 
-void compare_block(const double* got, const double* want, long stride, const std::uint8_t* sol, long k0, int len,
-                   WorstPopulation& worst) {
-  if (!block_exceeds(got, want, stride, sol, k0, len, worst.error)) return;
-  for (long k = k0; k < k0 + len; ++k) {
-    if (sol[k]) continue;
-    for (int i = 0; i < Q; ++i) {
-      const double err = relative_error(got[i * stride + k], want[i * stride + k]);
-      if (!(err <= worst.error)) worst = {err, k, i};
-    }
-  }
-}
-
-WorstPopulation worst_of(const std::vector<WorstPopulation>& planes) {
-  WorstPopulation worst;
-  for (const WorstPopulation& mine : planes)
-    if (mine.error > worst.error || (mine.error == worst.error && mine.k >= 0 && (worst.k < 0 || mine.k < worst.k)))
-      worst = mine;
-  return worst;
+void copy_state(const double* from, double* to, long n) {
+#pragma omp parallel for schedule(static)
+  for (long i = 0; i < n; ++i) to[i] = from[i];
 }
 
 LbmInstance::Reference::Reference(const LbmInstance& s) {
@@ -413,50 +376,5 @@ const double* LbmInstance::reference_state(long total_steps) const {
 }
 
 long LbmInstance::reference_steps_computed() const { return ref_ ? ref_->computed : 0; }
-
-// Every population of every fluid cell against the reference run of the
-// same number of steps, then the mass: bounce-back, periodic faces and the
-// velocity-shift forcing conserve it.
-Check LbmInstance::validate(int repetitions, const std::string&) const {
-  const long total = long(repetitions) * p.steps;
-  const double* want = reference_state(total);
-  const double* got = current();
-  const long stride = grid.stride;
-  const double tol = population_tolerance(total);
-  Validation v(fmt::format("host reference run ({} steps, host_basic's arithmetic order)", total));
-  // One pass over the state: the comparison, the mass (mass_of's sum) and
-  // the observables, kept for observables().
-  std::vector<WorstPopulation> planes(std::size_t(grid.nz));
-  const std::uint8_t* sol = solid.data();
-  long double mass = 0;
-  validated_ = observe(got, mass, [&](int z, long k0, int len) {
-    compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
-  });
-  const WorstPopulation w = worst_of(planes);
-  v.note(w.error, tol, [&] {
-    const long k = w.k;
-    if (k < 0) return std::string("no fluid cell");
-    return fmt::format("population {} of cell ({}, {}, {}) = {} (reference {}), relative error {:.3g} > {:.3g}", w.i,
-                       k % p.nx, k / p.nx % p.ny, k / (long(p.nx) * p.ny), got[w.i * stride + k],
-                       want[w.i * stride + k], w.error, tol);
-  });
-  note_mass(v, mass, initial_mass, total);
-  return v.result();
-}
-
-double population_tolerance(long steps) {
-  // 1e-12 at 20 steps; rounding differences between compilers (FMA
-  // contraction, exp) grow about linearly with the steps.
-  return 1e-12 * std::max(1.0, double(steps) / 20.0);
-}
-
-void note_mass(Validation& v, long double mass, long double initial, long steps) {
-  const double mass_tol = 1e-12;
-  const double mass_err = double(std::fabs(mass - initial) / initial);
-  v.note(mass_err, mass_tol, [&] {
-    return fmt::format("mass {} after {} steps, {} at the start: relative change {:.3g} > {:.0e}", double(mass), steps,
-                       double(initial), mass_err, mass_tol);
-  });
-}
 
 }  // namespace ompref::lbm
