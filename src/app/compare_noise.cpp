@@ -215,6 +215,31 @@ json devices_of(const json& doc) {
   return names.empty() ? json("no offload device") : json(fmt::format("{}", fmt::join(names, ", ")));
 }
 
+// What each file holds for one setting, `value(doc)`, in the files' order.
+template <class Value>
+std::vector<json> per_file(const std::vector<json>& docs, Value value) {
+  std::vector<json> values;
+  for (const json& doc : docs) values.push_back(value(doc));
+  return values;
+}
+
+// One line for each member of the object at `pointer` (the members of all the files together) whose values differ,
+// named "<label> <member>"; `absent` stands for the value of a file that lacks the member.
+std::string members_that_differ(const std::vector<json>& docs, const std::string& pointer, const std::string& label,
+                                const json& absent) {
+  std::set<std::string> members;
+  for (const json& doc : docs)
+    if (const json object = at_pointer(doc, pointer); object.is_object())
+      for (const auto& item : object.items()) members.insert(item.key());
+  std::string out;
+  for (const std::string& member : members)
+    out += line_if_differs(label + " " + member, per_file(docs, [&](const json& doc) {
+                             const json object = at_pointer(doc, pointer);
+                             return object.is_object() && object.contains(member) ? object.at(member) : absent;
+                           }));
+  return out;
+}
+
 }  // namespace
 
 std::string settings_that_differ(const std::vector<json>& docs) {
@@ -238,39 +263,13 @@ std::string settings_that_differ(const std::vector<json>& docs) {
       {"hostname", "/provenance/hostname"},
   };
   std::string out;
-  for (const auto& [name, pointer] : settings) {
-    std::vector<json> values;
-    for (const json& doc : docs) values.push_back(at_pointer(doc, pointer));
-    out += line_if_differs(name, values);
-  }
-  {
-    std::vector<json> values;
-    for (const json& doc : docs) values.push_back(devices_of(doc));
-    out += line_if_differs("devices", values);
-  }
+  for (const auto& [name, pointer] : settings)
+    out += line_if_differs(name, per_file(docs, [&](const json& doc) { return at_pointer(doc, pointer); }));
+  out += line_if_differs("devices", per_file(docs, devices_of));
   // Every environment variable the provenance records (OMP_*, LIBOMPTARGET_*, ...), one line each.
-  std::set<std::string> names;
-  for (const json& doc : docs)
-    if (const json env = at_pointer(doc, "/provenance/environment"); env.is_object())
-      for (const auto& item : env.items()) names.insert(item.key());
-  for (const std::string& name : names) {
-    std::vector<json> values;
-    for (const json& doc : docs) {
-      const json env = at_pointer(doc, "/provenance/environment");
-      values.push_back(env.is_object() && env.contains(name) ? env.at(name) : json("(unset)"));
-    }
-    out += line_if_differs("environment " + name, values);
-  }
+  out += members_that_differ(docs, "/provenance/environment", "environment", json("(unset)"));
   // The machine record, where files carry one: each of its fields.
-  std::set<std::string> fields;
-  for (const json& doc : docs)
-    if (const json m = at_pointer(doc, "/machine"); m.is_object())
-      for (const auto& item : m.items()) fields.insert(item.key());
-  for (const std::string& field : fields) {
-    std::vector<json> values;
-    for (const json& doc : docs) values.push_back(at_pointer(doc, "/machine/" + field));
-    out += line_if_differs("machine " + field, values);
-  }
+  out += members_that_differ(docs, "/machine", "machine", json());
   return out.empty() ? "settings that differ between the files: none recorded\n"
                      : "settings that differ between the files:\n" + out;
 }
