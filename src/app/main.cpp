@@ -177,6 +177,15 @@ void focus_help(int argc, char** argv, CLI::App& run) {
   run.footer(footer);
 }
 
+// A list option (NAME[,NAME...], or the option repeated) whose items, each checked by option_items, land in `items`.
+CLI::Option* add_list_option(CLI::App& app, const std::string& name, std::vector<std::string>& items,
+                             const std::string& help, const std::string& type_name) {
+  return app
+      .add_option_function<std::vector<std::string>>(
+          name, [&items, name](const std::vector<std::string>& given) { items = option_items(given, name); }, help)
+      ->type_name(type_name);
+}
+
 // `run`: the workload, the shared options and each workload's own group.
 CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   CLI::App* run = app.add_subcommand("run", "run workloads, validate every run, print the table");
@@ -188,10 +197,7 @@ CLI::App* add_run_command(CLI::App& app, RunArgs& args, int argc, char** argv) {
   run->add_option("workload", args.workload, fmt::format("a workload, or all: {}", fmt::join(workload_names, ", ")))
       ->required()
       ->check(CLI::IsMember(workload_names));
-  run->add_option_function<std::vector<std::string>>(
-         "--variant", [&args](const std::vector<std::string>& given) { args.variants = option_items(given, "--variant"); },
-         "V[,V...] or all")
-      ->type_name("V[,V...]");
+  add_list_option(*run, "--variant", args.variants, "V[,V...] or all", "V[,V...]");
   run->add_option("--size", args.size,
                   "auto (the default: host-sized on the host, device-sized where target variants run on a device), "
                   "tiny, small, medium, large, huge or paper (what the workload has)");
@@ -234,25 +240,14 @@ CLI::App* add_check_command(CLI::App& app, const RunArgs& run_args, RunArgs& che
   check->add_option("--feature", check_args.feature,
                     "only the variants that use this OpenMP feature (ompref list --features names them)");
   check_args.selecting = true;
-  check
-      ->add_option_function<std::vector<std::string>>(
-          "--workload",
-          [&check_args](const std::vector<std::string>& given) { check_args.workloads = option_items(given, "--workload"); },
-          "only these workloads (W[,W...], or the option repeated)")
-      ->type_name("W[,W...]");
-  check
-      ->add_option_function<std::vector<std::string>>(
-          "--variant",
-          [&check_args](const std::vector<std::string>& given) { check_args.variants = option_items(given, "--variant"); },
-          "only these variants: a name (in every chosen workload that has it) or <workload>.<variant> (V[,V...], or "
-          "the option repeated)")
-      ->type_name("V[,V...]");
-  check
-      ->add_option_function<std::vector<std::string>>(
-          "--exclude",
-          [&check_args](const std::vector<std::string>& given) { check_args.exclude = option_items(given, "--exclude"); },
-          "leave out these variants, named as for --variant (V[,V...], or the option repeated)")
-      ->type_name("V[,V...]");
+  add_list_option(*check, "--workload", check_args.workloads, "only these workloads (W[,W...], or the option repeated)",
+                  "W[,W...]");
+  add_list_option(*check, "--variant", check_args.variants,
+                  "only these variants: a name (in every chosen workload that has it) or <workload>.<variant> "
+                  "(V[,V...], or the option repeated)",
+                  "V[,V...]");
+  add_list_option(*check, "--exclude", check_args.exclude,
+                  "leave out these variants, named as for --variant (V[,V...], or the option repeated)", "V[,V...]");
   add_output_options(*check, check_args);
   add_isolation_options(*check, check_args, true);
   return check;
