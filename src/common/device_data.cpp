@@ -26,31 +26,33 @@ void poison_on_device(char* p, std::int64_t n, int device) {
   }
 }
 
-}  // namespace
-
-void DeviceData::enter(int device) const {
-  for (const Array& a : arrays_) {
-    char* p = a.data;
-    const std::int64_t n = a.bytes;
-    if (a.scratch) {
+// One array onto the device: copied in, or, a scratch array, allocated and poisoned.
+void enter_array(char* p, std::int64_t n, bool scratch, int device) {
+  if (scratch) {
 #pragma omp target enter data device(device) map(alloc : p[0:n])
-      poison_on_device(p, n, device);
-    } else {
+    poison_on_device(p, n, device);
+  } else {
 #pragma omp target enter data device(device) map(to : p[0:n])
-    }
   }
 }
 
-void DeviceData::exit(int device) const {
-  for (const Array& a : arrays_) {
-    char* p = a.data;
-    const std::int64_t n = a.bytes;
-    if (a.out) {
+// One array off the device: copied home where it is an output, released otherwise.
+void exit_array(char* p, std::int64_t n, bool out, int device) {
+  if (out) {
 #pragma omp target exit data device(device) map(from : p[0:n])
-    } else {
+  } else {
 #pragma omp target exit data device(device) map(release : p[0:n])
-    }
   }
+}
+
+}  // namespace
+
+void DeviceData::enter(int device) const {
+  for (const Array& a : arrays_) enter_array(a.data, a.bytes, a.scratch, device);
+}
+
+void DeviceData::exit(int device) const {
+  for (const Array& a : arrays_) exit_array(a.data, a.bytes, a.out, device);
 }
 
 std::int64_t DeviceData::bytes() const {
