@@ -26,6 +26,15 @@ double unit_noise(std::uint64_t index, std::uint64_t stream) {
   return double(splitmix64(index * 4 + stream) >> 11) * 0x1.0p-52 - 1.0;
 }
 
+// f(i, j, k) for every point of the count x count x count grid, in parallel.
+template <class F>
+void for_each_grid_point(std::int64_t count, F f) {
+#pragma omp parallel for schedule(static)
+  for (std::int64_t k = 0; k < count; ++k)
+    for (std::int64_t j = 0; j < count; ++j)
+      for (std::int64_t i = 0; i < count; ++i) f(i, j, k);
+}
+
 }  // namespace
 
 RawMesh make_cube(int n, double jitter) {
@@ -37,42 +46,36 @@ RawMesh make_cube(int n, double jitter) {
   const std::int64_t nv = m * m * m;
   const double h = 1.0 / n;
   raw.crd.resize(3 * nv);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < m; ++k)
-    for (std::int64_t j = 0; j < m; ++j)
-      for (std::int64_t i = 0; i < m; ++i) {
-        const std::int64_t v = i + m * (j + m * k);
-        double p[3] = {double(i) * h, double(j) * h, double(k) * h};
-        if (i == n) p[0] = 1;
-        if (j == n) p[1] = 1;
-        if (k == n) p[2] = 1;
-        const bool interior = i > 0 && j > 0 && k > 0 && i < n && j < n && k < n;
-        if (jitter > 0 && interior)
-          for (int d = 0; d < 3; ++d) p[d] += jitter * h * unit_noise(std::uint64_t(v), std::uint64_t(d));
-        for (int d = 0; d < 3; ++d) raw.crd[3 * v + d] = p[d];
-      }
+  for_each_grid_point(m, [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    const std::int64_t v = i + m * (j + m * k);
+    double p[3] = {double(i) * h, double(j) * h, double(k) * h};
+    if (i == n) p[0] = 1;
+    if (j == n) p[1] = 1;
+    if (k == n) p[2] = 1;
+    const bool interior = i > 0 && j > 0 && k > 0 && i < n && j < n && k < n;
+    if (jitter > 0 && interior)
+      for (int d = 0; d < 3; ++d) p[d] += jitter * h * unit_noise(std::uint64_t(v), std::uint64_t(d));
+    for (int d = 0; d < 3; ++d) raw.crd[3 * v + d] = p[d];
+  });
   // Kuhn's split: tet p follows the path (0,0,0) -> +e_p0 -> +e_p1 -> (1,1,1).
   // det(e_p0, e_p1, e_p2) = sign(p): odd permutations swap their middle vertices.
   static const int perms[6][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}, {0, 2, 1}, {2, 1, 0}, {1, 0, 2}};
   const std::int64_t nt = 6 * std::int64_t(n) * n * n;
   raw.tet.resize(4 * nt);
-#pragma omp parallel for schedule(static)
-  for (std::int64_t k = 0; k < n; ++k)
-    for (std::int64_t j = 0; j < n; ++j)
-      for (std::int64_t i = 0; i < n; ++i) {
-        const std::int64_t cell = i + n * (j + n * k);
-        for (int p = 0; p < 6; ++p) {
-          std::int64_t c[3] = {i, j, k};
-          std::int32_t path[4];
-          path[0] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
-          for (int s = 0; s < 3; ++s) {
-            c[perms[p][s]] += 1;
-            path[s + 1] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
-          }
-          if (p >= 3) std::swap(path[1], path[2]);
-          for (int q = 0; q < 4; ++q) raw.tet[4 * (6 * cell + p) + q] = path[q];
-        }
+  for_each_grid_point(n, [&](std::int64_t i, std::int64_t j, std::int64_t k) {
+    const std::int64_t cell = i + n * (j + n * k);
+    for (int p = 0; p < 6; ++p) {
+      std::int64_t c[3] = {i, j, k};
+      std::int32_t path[4];
+      path[0] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
+      for (int s = 0; s < 3; ++s) {
+        c[perms[p][s]] += 1;
+        path[s + 1] = std::int32_t(c[0] + m * (c[1] + m * c[2]));
       }
+      if (p >= 3) std::swap(path[1], path[2]);
+      for (int q = 0; q < 4; ++q) raw.tet[4 * (6 * cell + p) + q] = path[q];
+    }
+  });
   return raw;
 }
 
