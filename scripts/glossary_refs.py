@@ -24,6 +24,22 @@ from pathlib import Path
 
 PAGE = "docs/glossary.md"
 
+
+def clause(name):
+    """A clause with arguments: `name(`."""
+    return (rf"\b{name}\s*\(", [name])
+
+
+def construct(name, words=None):
+    """A directive that opens the pragma: `#pragma omp name`."""
+    return (rf"^{name}\b", words or [name])
+
+
+def map_type(kind):
+    """A map clause of one map type, after any modifiers: `map(kind:` or `map(always, kind:`."""
+    return (rf"\bmap\s*\((?:[^():]*,)?\s*{kind}\s*:", ["map"])
+
+
 # key -> (pattern on the pragma text after `#pragma omp`, directive/clause words the entry covers)
 ENTRIES = {
     "target": (r"^target\b(?!\s+(data|enter|exit|update)\b)", ["target"]),
@@ -32,16 +48,11 @@ ENTRIES = {
     "parallel-for": (r"\bparallel\s+for\b", ["parallel", "for"]),
     "parallel": (r"\bparallel\b(?!\s+for\b)", ["parallel"]),
     "simd": (r"\bsimd\b", ["simd"]),
-    "collapse": (r"\bcollapse\s*\(", ["collapse"]),
+    "collapse": clause("collapse"),
     "schedule": (r"(?<!dist_)\bschedule\s*\(", ["schedule"]),
-    "dist_schedule": (r"\bdist_schedule\s*\(", ["dist_schedule"]),
-    "device": (r"\bdevice\s*\(", ["device"]),
-    "map-to": (r"\bmap\s*\((?:[^():]*,)?\s*to\s*:", ["map"]),
-    "map-from": (r"\bmap\s*\((?:[^():]*,)?\s*from\s*:", ["map"]),
-    "map-tofrom": (r"\bmap\s*\((?:[^():]*,)?\s*tofrom\s*:", ["map"]),
-    "map-alloc": (r"\bmap\s*\((?:[^():]*,)?\s*alloc\s*:", ["map"]),
-    "map-release": (r"\bmap\s*\((?:[^():]*,)?\s*release\s*:", ["map"]),
-    "map-delete": (r"\bmap\s*\((?:[^():]*,)?\s*delete\s*:", ["map"]),
+    "dist_schedule": clause("dist_schedule"),
+    "device": clause("device"),
+    **{f"map-{kind}": map_type(kind) for kind in ("to", "from", "tofrom", "alloc", "release", "delete")},
     "always": (r"\bmap\s*\([^():]*\balways\b", ["map"]),
     "present": (r"\bmap\s*\([^():]*\b(present|PRESENT)\b", ["map"]),  # examples/: PRESENT, a macro for g++-12
     "target-data": (r"^target\s+data\b", ["target", "data"]),
@@ -51,23 +62,14 @@ ENTRIES = {
     "declare-target": (r"^(begin\s+)?declare\s+target\b", ["declare", "target", "end"]),
     "declare-reduction": (r"^declare\s+reduction\b", ["declare", "initializer"]),
     "reduction": (r"(?<!declare )\breduction\s*\(", ["reduction"]),
-    "firstprivate": (r"\bfirstprivate\s*\(", ["firstprivate"]),
-    "default": (r"\bdefault\s*\(", ["default"]),
-    "aligned": (r"\baligned\s*\(", ["aligned"]),
-    "num_teams": (r"\bnum_teams\s*\(", ["num_teams"]),
-    "thread_limit": (r"\bthread_limit\s*\(", ["thread_limit"]),
-    "num_threads": (r"\bnum_threads\s*\(", ["num_threads"]),
+    **{name: clause(name) for name in ("firstprivate", "default", "aligned", "num_teams", "thread_limit",
+                                       "num_threads")},
     "nowait": (r"\bnowait\b", ["nowait"]),
     "task": (r"^task\b|^taskwait\b", ["task", "taskwait"]),
-    "depend": (r"\bdepend\s*\(", ["depend"]),
-    "atomic": (r"^atomic\b", ["atomic", "update", "capture"]),
-    "critical": (r"^critical\b", ["critical"]),
-    "single": (r"^single\b", ["single"]),
-    "barrier": (r"^barrier\b", ["barrier"]),
-    "flush": (r"^flush\b", ["flush"]),
-    "masked": (r"^masked\b", ["masked"]),
-    "is_device_ptr": (r"\bis_device_ptr\s*\(", ["is_device_ptr"]),
-    "has_device_addr": (r"\bhas_device_addr\s*\(", ["has_device_addr"]),
+    "depend": clause("depend"),
+    "atomic": construct("atomic", ["atomic", "update", "capture"]),
+    **{name: construct(name) for name in ("critical", "single", "barrier", "flush", "masked")},
+    **{name: clause(name) for name in ("is_device_ptr", "has_device_addr")},
     "use_device_ptr": (r"\buse_device_(ptr|addr)\s*\(", ["use_device_ptr", "use_device_addr"]),
     "ompx_attribute": (r"\bompx_attribute\s*\(|\bOMPREF_MAX_TEAM_THREADS\s*\(", ["ompx_attribute",
                                                                               "OMPREF_MAX_TEAM_THREADS"]),
