@@ -18,26 +18,23 @@
 #include <fmt/format.h>
 
 #include "app/result_files.hpp"
+#include "common/enum_names.hpp"
 #include "common/usage_error.hpp"
 
 extern char** environ;
 
 namespace ompref {
 
-Isolation isolation_from_name(const std::string& name) {
-  if (name == "process") return Isolation::process;
-  if (name == "resume") return Isolation::resume;
-  return Isolation::off;
-}
+namespace {
 
-const char* isolation_name(Isolation mode) {
-  switch (mode) {
-    case Isolation::process: return "process";
-    case Isolation::resume: return "resume";
-    case Isolation::off: break;
-  }
-  return "off";
-}
+const std::pair<Isolation, const char*> isolation_names[] = {
+    {Isolation::off, "off"}, {Isolation::process, "process"}, {Isolation::resume, "resume"}};
+
+}  // namespace
+
+Isolation isolation_from_name(const std::string& name) { return enum_from_name(name, isolation_names); }
+
+const char* isolation_name(Isolation mode) { return enum_name(mode, isolation_names); }
 
 bool isolation_supported() { return !OMPREF_MPI_BUILD; }
 

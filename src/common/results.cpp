@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include "common/enum_names.hpp"
 #include "common/known_defects.hpp"
 #include "common/machine_load.hpp"
 #include "common/machine_record.hpp"
@@ -97,14 +98,14 @@ nlohmann::json run_to_json(const RunResult& r) {
   return j;
 }
 
-const char* failure_kind_name(FailureKind kind) {
-  switch (kind) {
-    case FailureKind::crash: return "crash";
-    case FailureKind::timeout: return "timeout";
-    case FailureKind::validation: break;
-  }
-  return "validation";
-}
+namespace {
+
+const std::pair<FailureKind, const char*> failure_kind_names[] = {
+    {FailureKind::validation, "validation"}, {FailureKind::crash, "crash"}, {FailureKind::timeout, "timeout"}};
+
+}  // namespace
+
+const char* failure_kind_name(FailureKind kind) { return enum_name(kind, failure_kind_names); }
 
 namespace {
 
@@ -161,8 +162,7 @@ RunResult run_from_json(const nlohmann::json& j) {
   r.check.reference = j.at("reference").get<std::string>();
   r.check.detail = j.value("failure", std::string());
   const std::string failure = j.value("failure_kind", std::string());
-  r.failure_kind = failure == "crash" ? FailureKind::crash : failure == "timeout" ? FailureKind::timeout
-                                                                                   : FailureKind::validation;
+  r.failure_kind = enum_from_name(failure, failure_kind_names);
   r.failure_log = j.value("failure_log", std::vector<std::string>());
   r.observables = j.at("observables");
   r.notes = j.value("notes", nlohmann::json::object());
