@@ -14,10 +14,8 @@
 namespace ompref {
 namespace {
 
-std::string& note() {
-  static std::string text;
-  return text;
-}
+// The record's note (empty: none), set from the command line.
+std::string machine_note;
 
 // /etc/os-release's PRETTY_NAME, unquoted.
 nlohmann::json os_name() {
@@ -64,14 +62,14 @@ nlohmann::json cpu_governor() {
 
 }  // namespace
 
-void set_machine_note(const std::string& text) { note() = text; }
+void set_machine_note(const std::string& text) { machine_note = text; }
 
 nlohmann::json machine_record() {
   return {{"os", os_name()},
           {"kernel", kernel()},
           {"numa_nodes", numa_nodes()},
           {"cpu_governor", cpu_governor()},
-          {"note", note().empty() ? nlohmann::json(nullptr) : nlohmann::json(valid_utf8(note()))}};
+          {"note", machine_note.empty() ? nlohmann::json(nullptr) : nlohmann::json(valid_utf8(machine_note))}};
 }
 
 std::string machine_record_text(const nlohmann::json& record) {
