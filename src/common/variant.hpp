@@ -46,33 +46,20 @@ struct Variant {
   std::vector<std::string> features;
 
   // At registration: host_variant(...).for_kernel("direct"), .measuring_ceiling("triad").
-  Variant& for_kernel(std::string tag) {
-    kernel = std::move(tag);
-    return *this;
-  }
-  Variant& measuring_ceiling(std::string phase) {
-    ceiling_phase = std::move(phase);
-    return *this;
-  }
-  Variant& follows(std::string predecessor) {
-    step_of = std::move(predecessor);
-    return *this;
-  }
-  Variant& mirror_of(std::string other) {
-    mirrors = std::move(other);
-    return *this;
-  }
-  Variant& reading(std::vector<std::string> option_names) {
-    options = std::move(option_names);
-    return *this;
-  }
+  Variant& for_kernel(std::string tag) { return set(kernel, std::move(tag)); }
+  Variant& measuring_ceiling(std::string phase) { return set(ceiling_phase, std::move(phase)); }
+  Variant& follows(std::string predecessor) { return set(step_of, std::move(predecessor)); }
+  Variant& mirror_of(std::string other) { return set(mirrors, std::move(other)); }
+  Variant& reading(std::vector<std::string> option_names) { return set(options, std::move(option_names)); }
   // `using` is a C++ keyword: .uses({"target teams distribute parallel for", "simd"}).
-  Variant& uses(std::vector<std::string> feature_names) {
-    features = std::move(feature_names);
-    return *this;
-  }
-  Variant& split_across_ranks() {
-    splits_across_ranks = true;
+  Variant& uses(std::vector<std::string> feature_names) { return set(features, std::move(feature_names)); }
+  Variant& split_across_ranks() { return set(splits_across_ranks, true); }
+
+ private:
+  // What each setter does: one field set, the variant returned for the next call.
+  template <class T>
+  Variant& set(T& field, T value) {
+    field = std::move(value);
     return *this;
   }
 };
