@@ -467,6 +467,11 @@ struct BadCompare {
 
 void PrintTo(const BadCompare& c, std::ostream* os) { *os << c.name; }
 
+// A refused --threshold value, given after two good files.
+BadCompare bad_threshold(const char* name, const std::string& value, const char* must_mention) {
+  return {name, "@A @B --threshold " + value, must_mention};
+}
+
 class CompareBadInput : public Compare, public ::testing::WithParamInterface<BadCompare> {};
 
 TEST_P(CompareBadInput, ExitsTwoWithOneLine) {
@@ -491,17 +496,17 @@ INSTANTIATE_TEST_SUITE_P(
                       BadCompare{"committed_launch_cost",
                                  "@A @SRC/tests/data/launch-cost-openmp.json", "microseconds"},
                       BadCompare{"run_lacks_fields", "@A @PARTIAL", "run 1 lacks \"variant\""},
-                      BadCompare{"negative_threshold", "@A @B --threshold -5", "--threshold"},
-                      BadCompare{"threshold_not_a_number", "@A @B --threshold abc", "--threshold"},
-                      BadCompare{"threshold_nan", "@A @B --threshold nan", "--threshold"},
-                      BadCompare{"threshold_inf", "@A @B --threshold inf", "--threshold"},
-                      BadCompare{"threshold_empty", "@A @B --threshold ''", "--threshold"},
-                      BadCompare{"threshold_empty_item", "@A @B --threshold host=5,,device=3", "empty item"},
-                      BadCompare{"threshold_trailing_comma", "@A @B --threshold 5,", "empty item"},
-                      BadCompare{"threshold_unknown_place", "@A @B --threshold gpu=5", "unknown place 'gpu'"},
-                      BadCompare{"threshold_negative_place", "@A @B --threshold device=-1", "--threshold"},
-                      BadCompare{"threshold_place_twice", "@A @B --threshold host=5,host=6", "host given twice"},
-                      BadCompare{"threshold_no_value", "@A @B --threshold device=", "--threshold"},
+                      bad_threshold("negative_threshold", "-5", "--threshold"),
+                      bad_threshold("threshold_not_a_number", "abc", "--threshold"),
+                      bad_threshold("threshold_nan", "nan", "--threshold"),
+                      bad_threshold("threshold_inf", "inf", "--threshold"),
+                      bad_threshold("threshold_empty", "''", "--threshold"),
+                      bad_threshold("threshold_empty_item", "host=5,,device=3", "empty item"),
+                      bad_threshold("threshold_trailing_comma", "5,", "empty item"),
+                      bad_threshold("threshold_unknown_place", "gpu=5", "unknown place 'gpu'"),
+                      bad_threshold("threshold_negative_place", "device=-1", "--threshold"),
+                      bad_threshold("threshold_place_twice", "host=5,host=6", "host given twice"),
+                      bad_threshold("threshold_no_value", "device=", "--threshold"),
                       BadCompare{"threshold_before_files", "--threshold -1 /nonexistent/x.json @A", "--threshold"}),
     [](const ::testing::TestParamInfo<BadCompare>& info) { return std::string(info.param.name); });
 

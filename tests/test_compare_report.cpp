@@ -42,6 +42,19 @@ std::string temp_dir(const char* name) {
   return mkdtemp(tmpl.data());
 }
 
+// `ompref report FILES --out <a fresh folder>`: what the command did, the folder and the page it wrote there.
+struct Report {
+  ompref::testing::CommandResult r;
+  std::string out, md;
+};
+Report report(const std::string& files, const char* folder) {
+  Report rep;
+  rep.out = temp_dir(folder);
+  rep.r = run_ompref("report " + files + " --out " + rep.out);
+  rep.md = slurp(rep.out + "/index.md");
+  return rep;
+}
+
 void expect_one_line_exit_two(const ompref::testing::CommandResult& r, const std::string& must_mention) {
   EXPECT_EQ(r.status, 2) << r.output;
   EXPECT_EQ(count_lines(r.stderr_text), 1) << r.stderr_text;
@@ -205,14 +218,12 @@ TEST(CompareJson, BadOutputPathIsRefusedBeforeReading) {
 // precision has no speedup and says why, and the chart leaves it out.
 TEST(Report, ComparisonFollowsComparesRules) {
   ThreeBases f;
-  const std::string out = temp_dir("ompref_report_rules");
-  const auto r = run_ompref("report " + f.first + " " + f.second + " --out " + out);
+  const auto [r, out, md] = report(f.first + " " + f.second, "ompref_report_rules");
   if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string md = slurp(out + "/index.md");
-  auto line_of = [&](const std::string& start) {
-    const std::size_t at = md.find(start);
-    return at == std::string::npos ? std::string() : md.substr(at, md.find('\n', at) - at);
+  auto line_of = [&page = md](const std::string& start) {
+    const std::size_t at = page.find(start);
+    return at == std::string::npos ? std::string() : page.substr(at, page.find('\n', at) - at);
   };
   EXPECT_NE(line_of("| host_simd | tiny | host |").find("| 2.00x |"), std::string::npos) << md;
   EXPECT_NE(line_of("| target_simd | tiny/small | device 0 |").find("3.00x by rate"), std::string::npos) << md;
@@ -228,11 +239,9 @@ TEST(Report, ComparisonFollowsComparesRules) {
 TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
   const std::string file =
       std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpu-check-h200.json";
-  const std::string out = temp_dir("ompref_report_steps");
-  const auto r = run_ompref("report " + file + " --out " + out);
+  const auto [r, out, md] = report(file, "ompref_report_steps");
   if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string md = slurp(out + "/index.md");
   for (const char* part :
        {"Steps on host: host_naive → host_tiled.",
         "Steps on NVIDIA H200 (device 0): target_naive → target_basic, target_basic → target_udr, target_udr → "
@@ -251,11 +260,9 @@ TEST(Report, StepsFollowTheLessonGraphAndTwinsAreReferences) {
 
 TEST(Report, ComputeBoundRunsAgainstTheFp64Rate) {
   const std::string file = std::string(OMPREF_SOURCE_DIR) + "/tests/data/gpp-paper-multi-h200.json";
-  const std::string out = temp_dir("ompref_report_fp64");
-  const auto r = run_ompref("report " + file + " --out " + out);
+  const auto [r, out, md] = report(file, "ompref_report_fp64");
   if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string md = slurp(out + "/index.md");
   EXPECT_NE(md.find("1-gpp-paper-fp64.png"), std::string::npos) << md;
   EXPECT_EQ(md.find("1-gpp-paper-triad.png"), std::string::npos) << "gpp is compute-bound: no triad chart\n" << md;
   const json doc = json::parse(slurp(file));
@@ -359,11 +366,9 @@ TEST(Report, NamesAreEscapedAndChartsDoNotCollide) {
   for (json& r : runs) r["ceiling_fraction"] = 0.5;
   runs[1]["workload"] = "stream";
   const std::string file = write_doc(dir, "names.json", runs);
-  const std::string out = temp_dir("ompref_report_names_out");
-  const auto r = run_ompref("report " + file + " --out " + out);
+  const auto [r, out, md] = report(file, "ompref_report_names_out");
   if (lacks_matplotlib(r)) GTEST_SKIP() << "matplotlib is not installed: " << r.stderr_text;
   ASSERT_EQ(r.status, 0) << r.output;
-  const std::string md = slurp(out + "/index.md");
   EXPECT_EQ(md.find("<img"), std::string::npos) << md;
   EXPECT_NE(md.find("&lt;img src=x onerror=alert(1)&gt;"), std::string::npos) << md;
   EXPECT_EQ(md.find("a](http"), std::string::npos) << md;
