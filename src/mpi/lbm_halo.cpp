@@ -85,6 +85,27 @@ void psi_self(Slab& b, int dev) {
   }
 }
 
+// Which crossing populations land in column (x, y)'s edge planes: bit d of
+// `first` where up[d] lands in the first plane, bit d of `last` where down[d]
+// lands in the last; a population lands where its source cell (in the ghost
+// plane it comes from) is fluid.
+struct Landing {
+  unsigned first = 0, last = 0;
+};
+#pragma omp declare target
+inline Landing landing(const Grid& g, const std::uint8_t* solid, int x, int y, int nzl) {
+  int nb_first[Q], nb_last[Q];
+  neighbour_indices(g, x, y, 1, nb_first);
+  neighbour_indices(g, x, y, nzl, nb_last);
+  Landing l;
+  for (int d = 0; d < crossing; ++d) {
+    if (!solid[nb_first[opp(up[d])]]) l.first |= 1u << d;
+    if (!solid[nb_last[opp(down[d])]]) l.last |= 1u << d;
+  }
+  return l;
+}
+#pragma omp end declare target
+
 // One rank: what the last plane pushed up into the ghost plane above lands
 // in the first plane, what the first pushed down into the ghost plane below
 // lands in the last, where the source cell (in the opposite ghost plane) is
@@ -102,12 +123,10 @@ void populations_self(Slab& b, int dev) {
   for (int y = 0; y < g.ny; ++y)
     for (int x = 0; x < g.nx; ++x) {
       const long c = x + long(g.nx) * y, first = c + plane, last = c + nzl * plane;
-      int nb_first[Q], nb_last[Q];
-      neighbour_indices(g, x, y, 1, nb_first);
-      neighbour_indices(g, x, y, nzl, nb_last);
+      const Landing lands = landing(g, solid, x, y, nzl);
       for (int d = 0; d < crossing; ++d) {
-        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = out[up[d] * stride + top + c];
-        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = out[down[d] * stride + c];
+        if (lands.first >> d & 1u) out[up[d] * stride + first] = out[up[d] * stride + top + c];
+        if (lands.last >> d & 1u) out[down[d] * stride + last] = out[down[d] * stride + c];
       }
     }
 }
@@ -140,12 +159,10 @@ void unpack_kernel(Slab& b, int dev) {
   for (int y = 0; y < g.ny; ++y)
     for (int x = 0; x < g.nx; ++x) {
       const long c = x + long(g.nx) * y, first = c + plane, last = c + nzl * plane;
-      int nb_first[Q], nb_last[Q];
-      neighbour_indices(g, x, y, 1, nb_first);
-      neighbour_indices(g, x, y, nzl, nb_last);
+      const Landing lands = landing(g, solid, x, y, nzl);
       for (int d = 0; d < crossing; ++d) {
-        if (!solid[nb_first[opp(up[d])]]) out[up[d] * stride + first] = recv_below[d * plane + c];
-        if (!solid[nb_last[opp(down[d])]]) out[down[d] * stride + last] = recv_above[d * plane + c];
+        if (lands.first >> d & 1u) out[up[d] * stride + first] = recv_below[d * plane + c];
+        if (lands.last >> d & 1u) out[down[d] * stride + last] = recv_above[d * plane + c];
       }
     }
 }
