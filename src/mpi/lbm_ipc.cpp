@@ -54,13 +54,17 @@ struct Driver {
   decltype(&::cuPointerGetAttribute) pointer_attribute = nullptr;
   decltype(&::cuCtxSetCurrent) set_current = nullptr;
   decltype(&::cuMemGetAddressRange) address_range = nullptr;
-  decltype(&::cuIpcGetMemHandle) ipc_get = nullptr;
-  decltype(&::cuIpcOpenMemHandle) ipc_open = nullptr;
-  decltype(&::cuIpcCloseMemHandle) ipc_close = nullptr;
-  decltype(&::cuStreamCreate) stream_create = nullptr;
-  decltype(&::cuStreamDestroy) stream_destroy = nullptr;
-  decltype(&::cuMemcpyDtoDAsync) copy = nullptr;
-  decltype(&::cuStreamSynchronize) stream_synchronize = nullptr;
+  struct Ipc {  // an allocation's handle, and a neighbour's allocation opened and closed through it
+    decltype(&::cuIpcGetMemHandle) get = nullptr;
+    decltype(&::cuIpcOpenMemHandle) open = nullptr;
+    decltype(&::cuIpcCloseMemHandle) close = nullptr;
+  } ipc;
+  struct Stream {  // the exchange's stream and its copies
+    decltype(&::cuStreamCreate) create = nullptr;
+    decltype(&::cuStreamDestroy) destroy = nullptr;
+    decltype(&::cuMemcpyDtoDAsync) copy = nullptr;
+    decltype(&::cuStreamSynchronize) synchronize = nullptr;
+  } stream;
   bool loaded = false;
 };
 
@@ -84,13 +88,13 @@ const Driver& driver() {
                find(library, d.pointer_attribute, OMPREF_CUDA_SYMBOL(cuPointerGetAttribute)) &&
                find(library, d.set_current, OMPREF_CUDA_SYMBOL(cuCtxSetCurrent)) &&
                find(library, d.address_range, OMPREF_CUDA_SYMBOL(cuMemGetAddressRange)) &&
-               find(library, d.ipc_get, OMPREF_CUDA_SYMBOL(cuIpcGetMemHandle)) &&
-               find(library, d.ipc_open, OMPREF_CUDA_SYMBOL(cuIpcOpenMemHandle)) &&
-               find(library, d.ipc_close, OMPREF_CUDA_SYMBOL(cuIpcCloseMemHandle)) &&
-               find(library, d.stream_create, OMPREF_CUDA_SYMBOL(cuStreamCreate)) &&
-               find(library, d.stream_destroy, OMPREF_CUDA_SYMBOL(cuStreamDestroy)) &&
-               find(library, d.copy, OMPREF_CUDA_SYMBOL(cuMemcpyDtoDAsync)) &&
-               find(library, d.stream_synchronize, OMPREF_CUDA_SYMBOL(cuStreamSynchronize)) &&
+               find(library, d.ipc.get, OMPREF_CUDA_SYMBOL(cuIpcGetMemHandle)) &&
+               find(library, d.ipc.open, OMPREF_CUDA_SYMBOL(cuIpcOpenMemHandle)) &&
+               find(library, d.ipc.close, OMPREF_CUDA_SYMBOL(cuIpcCloseMemHandle)) &&
+               find(library, d.stream.create, OMPREF_CUDA_SYMBOL(cuStreamCreate)) &&
+               find(library, d.stream.destroy, OMPREF_CUDA_SYMBOL(cuStreamDestroy)) &&
+               find(library, d.stream.copy, OMPREF_CUDA_SYMBOL(cuMemcpyDtoDAsync)) &&
+               find(library, d.stream.synchronize, OMPREF_CUDA_SYMBOL(cuStreamSynchronize)) &&
                d.init(0) == CUDA_SUCCESS;
     return d;
   }();
@@ -139,8 +143,8 @@ void NodeIpcDeleter::operator()(NodeIpc* ipc) const {
   // (the host fallback, a machine without a GPU).
   if (d.loaded && ipc->context != nullptr) {
     d.set_current(ipc->context);
-    for (CUdeviceptr base : ipc->opened) d.ipc_close(base);
-    if (ipc->stream != nullptr) d.stream_destroy(ipc->stream);
+    for (CUdeviceptr base : ipc->opened) d.ipc.close(base);
+    if (ipc->stream != nullptr) d.stream.destroy(ipc->stream);
   }
   delete ipc;
 }
@@ -158,12 +162,12 @@ bool export_buffers(const Slab& b, NodeIpc& ipc, Exported& out) {
     CUdeviceptr base = 0;
     std::size_t size = 0;
     if (d.address_range(&base, &size, address(mine[i])) != CUDA_SUCCESS ||
-        d.ipc_get(&out.handle[i], base) != CUDA_SUCCESS)
+        d.ipc.get(&out.handle[i], base) != CUDA_SUCCESS)
       return false;
     out.offset[i] = long(address(mine[i]) - base);
   }
   out.psi_top = (b.nzl + 1) * b.plane;
-  return d.stream_create(&ipc.stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
+  return d.stream.create(&ipc.stream, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS;
 }
 
 // The neighbours' buffers mapped here (a neighbour below and above at once,
@@ -179,7 +183,7 @@ bool map_neighbours(const Slab& b, const std::vector<Exported>& all, NodeIpc& ip
         return true;
       }
     CUdeviceptr base = 0;
-    if (d.ipc_open(&base, e.handle[which], CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != CUDA_SUCCESS) return false;
+    if (d.ipc.open(&base, e.handle[which], CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) != CUDA_SUCCESS) return false;
     keys.emplace_back(rank, int(which));
     ipc.opened.push_back(base);
     out = base + CUdeviceptr(e.offset[which]);
@@ -232,9 +236,9 @@ void put_two(const NodeIpc& ipc, CUdeviceptr to_below, const double* from_below,
              const double* from_above, std::size_t bytes, const char* what) {
   const Driver& d = driver();
   check(d.set_current(ipc.context), "cuCtxSetCurrent");
-  check(d.copy(to_below, address(from_below), bytes, ipc.stream), what);
-  check(d.copy(to_above, address(from_above), bytes, ipc.stream), what);
-  check(d.stream_synchronize(ipc.stream), what);
+  check(d.stream.copy(to_below, address(from_below), bytes, ipc.stream), what);
+  check(d.stream.copy(to_above, address(from_above), bytes, ipc.stream), what);
+  check(d.stream.synchronize(ipc.stream), what);
 }
 
 }  // namespace
