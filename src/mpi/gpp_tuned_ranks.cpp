@@ -67,6 +67,9 @@ DeviceData rank_data(GppInstance& s) {
       .in(s.indinv);
 }
 
+// The data lesson, as target_tuned's: the runner has already entered the
+// inputs (rank_data() above, before the clock starts), so tuned_kernel's `enter data`
+// finds them present, counts one more reference and moves nothing.
 template <int Bands>
 Complex3 tuned_kernel(GppInstance& s, int dev, const Share& sh, int ig_chunk, int threads, bool scalars) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
@@ -82,9 +85,6 @@ Complex3 tuned_kernel(GppInstance& s, int dev, const Share& sh, int ig_chunk, in
   const int ig_lo = sh.lo, ig_hi = sh.hi;
   const int nchunks = ig_hi > ig_lo ? (ig_hi - ig_lo - 1) / ig_chunk + 1 : 0;  // no overflow near INT_MAX
   const std::size_t lo = std::size_t(ig_lo) * ngpown, len = std::size_t(ig_hi - ig_lo) * ngpown;
-  // The data lesson, as target_tuned's: the runner has already entered the
-  // inputs (rank_data() above, before the clock starts), so this `enter data`
-  // finds them present, counts one more reference and moves nothing.
 #pragma omp target enter data device(dev)                                                     \
     map(to : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[lo:len], wtilde[0:nc * ngpown], vcoul[0:nc], \
              e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])

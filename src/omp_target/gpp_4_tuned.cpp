@@ -31,6 +31,11 @@ namespace ompref::gpp {
 
 namespace {
 
+// The data lesson: the inputs go to the device once, the kernel finds them
+// there. In this suite the runner has already entered them (device_data()
+// of gpp.cpp, before the clock starts), so tuned_kernel's `enter data` finds them present,
+// counts one more reference and moves nothing; a program without the
+// runner would put it before its repetitions.
 template <int Bands>
 Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool scalars) {
   const int nb = s.nb, nc = s.nc, ngpown = s.ngpown;
@@ -44,11 +49,6 @@ Complex3 tuned_kernel(GppInstance& s, int dev, int ig_chunk, int threads, bool s
   const int* indinv = s.indinv.data();
   const int nbb = (nb + Bands - 1) / Bands;
   const int nchunks = (nc - 1) / ig_chunk + 1;  // nc >= 1; nc + ig_chunk - 1 could overflow
-  // The data lesson: the inputs go to the device once, the kernel finds them
-  // there. In this suite the runner has already entered them (device_data()
-  // of gpp.cpp, before the clock starts), so this `enter data` finds them present,
-  // counts one more reference and moves nothing; a program without the
-  // runner would put it before its repetitions.
 #pragma omp target enter data device(dev)                                                     \
     map(to : aqsm[0:nc * nb], aqsn[0:nc * nb], ieps[0:nc * ngpown], wtilde[0:nc * ngpown], vcoul[0:nc], \
              e_n1kq[0:nb], inv_igp_index[0:ngpown], indinv[0:nc + 1])
