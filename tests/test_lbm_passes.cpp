@@ -64,14 +64,8 @@ Observables plain_ranges(const LbmInstance& s, const double* pop, const double* 
         for (int i = 0; i < Q; ++i) add_moment(i, f[i], r, jx, jy, jz);
         int nb[Q];
         neighbour_indices(g, x, y, z, nb);
-        double psin[Q];
-        std::uint8_t sn[Q];
-        for (int i = 0; i < Q; ++i) {
-          psin[i] = psi[nb[i]];
-          sn[i] = s.solid[nb[i]];
-        }
         double Fx, Fy, Fz;
-        total_force(s.coeffs, r, psi[k], psin, sn, Fx, Fy, Fz);
+        neighbour_force(s.coeffs, s.solid.data(), psi, k, nb, r, Fx, Fy, Fz);
         const double inv = 1.0 / r;
         const double Ux = jx * inv + Fx / (2 * r), Uy = jy * inv + Fy / (2 * r), Uz = jz * inv + Fz / (2 * r);
         const double U = std::sqrt(Ux * Ux + Uy * Uy + Uz * Uz);

@@ -237,12 +237,11 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
   return pseudo_potential(r);
 }
 
-// calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
-// given: force from the neighbours' psi and solid flags, then the collision;
-// `fl` holds the post-collision populations (where they go is the caller's).
-[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_cell(const Coeffs& c, const std::uint8_t* solid,
-                                                              const double* psi, long k, const int (&nb)[Q], double rho,
-                                                              double ux, double uy, double uz, double (&fl)[Q]) {
+// The force on cell k of density rho: total_force over its neighbours nb[i]'s
+// psi and solid flags, gathered first.
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void neighbour_force(const Coeffs& c, const std::uint8_t* solid,
+                                                                      const double* psi, long k, const int (&nb)[Q],
+                                                                      double rho, double& Fx, double& Fy, double& Fz) {
   double psin[Q];
   std::uint8_t sn[Q];
   #pragma GCC unroll 19
@@ -250,8 +249,17 @@ inline double psi_cell(const Coeffs& c, const double* f, long stride, const std:
     psin[i] = psi[nb[i]];
     sn[i] = solid[nb[i]];
   }
-  double Fx, Fy, Fz;
   total_force(c, rho, psi[k], psin, sn, Fx, Fy, Fz);
+}
+
+// calculate_fn for one fluid cell with its populations in `fl` and (rho, u)
+// given: force from the neighbours' psi and solid flags, then the collision;
+// `fl` holds the post-collision populations (where they go is the caller's).
+[[gnu::always_inline]] OMPREF_HOST_DEVICE inline void fn_cell(const Coeffs& c, const std::uint8_t* solid,
+                                                              const double* psi, long k, const int (&nb)[Q], double rho,
+                                                              double ux, double uy, double uz, double (&fl)[Q]) {
+  double Fx, Fy, Fz;
+  neighbour_force(c, solid, psi, k, nb, rho, Fx, Fy, Fz);
   collide(c, fl, rho, ux, uy, uz, Fx, Fy, Fz);
 }
 
