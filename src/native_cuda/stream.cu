@@ -142,11 +142,7 @@ __global__ void dot_blocks(const T* a, const T* b, std::size_t n) {
 // context's way (blocking, once OpenMP's runtime has set it), which cost the
 // dot time (docs/log/stream.md). Allocated at the first call (a warm-up).
 double* pinned_partials() {
-  static double* const host = [] {
-    void* p = nullptr;
-    check(cudaHostAlloc(&p, max_dot_blocks * sizeof(double), cudaHostAllocPortable), "cudaHostAlloc");
-    return static_cast<double*>(p);
-  }();
+  static double* const host = native::pinned_host<double>(max_dot_blocks);
   return host;
 }
 
@@ -187,10 +183,7 @@ void native_kernels(T* host_a, T* host_b, T* host_c, std::size_t n, double& resu
 }
 
 void native_stream(StreamInstance& s, RunContext& ctx) {
-  if (s.single())
-    native_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
-  else
-    native_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
+  s.with_arrays([&](auto* a, auto* b, auto* c) { native_kernels(a, b, c, s.n, s.dot, ctx); });
 }
 
 const Registration native_stream_registration{native_variant(

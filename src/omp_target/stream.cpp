@@ -68,10 +68,7 @@ void target_simd_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunContex
 }
 
 void target_simd(StreamInstance& s, RunContext& ctx) {
-  if (s.single())
-    target_simd_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
-  else
-    target_simd_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
+  s.with_arrays([&](auto* a, auto* b, auto* c) { target_simd_kernels(a, b, c, s.n, s.dot, ctx); });
 }
 // mirror: end
 

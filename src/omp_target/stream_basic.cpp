@@ -56,10 +56,7 @@ void target_basic_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunConte
 }
 
 void target_basic(StreamInstance& s, RunContext& ctx) {
-  if (s.single())
-    target_basic_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
-  else
-    target_basic_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
+  s.with_arrays([&](auto* a, auto* b, auto* c) { target_basic_kernels(a, b, c, s.n, s.dot, ctx); });
 }
 
 const Registration target_basic_registration{

@@ -131,10 +131,7 @@ void target_tuned_kernels(T* a, T* b, T* c, std::size_t n, double& dot, RunConte
 }
 
 void target_tuned(StreamInstance& s, RunContext& ctx) {
-  if (s.single())
-    target_tuned_kernels(s.af.data(), s.bf.data(), s.cf.data(), s.n, s.dot, ctx);
-  else
-    target_tuned_kernels(s.a.data(), s.b.data(), s.c.data(), s.n, s.dot, ctx);
+  s.with_arrays([&](auto* a, auto* b, auto* c) { target_tuned_kernels(a, b, c, s.n, s.dot, ctx); });
 }
 
 const Registration target_tuned_registration{

@@ -50,6 +50,16 @@ class StreamInstance final : public Instance {
   AlignedArray<double> a, b, c;  // double precision (empty in single)
   AlignedArray<float> af, bf, cf;  // single precision (empty in double)
   double dot;  // written by the dot kernel of the last repetition
+
+  // A variant's kernels, written once for both precisions: kernels(a, b, c)
+  // on the three arrays of the run's precision.
+  template <class Kernels>
+  void with_arrays(Kernels kernels) {
+    if (single())
+      kernels(af.data(), bf.data(), cf.data());
+    else
+      kernels(a.data(), b.data(), c.data());
+  }
 };
 
 // Checks memory, then allocates: the workload and the ceiling measurement both use it.
