@@ -52,6 +52,16 @@ int multiprocessors(int device);
 // Makes `device` the calling thread's current CUDA device.
 inline void select(int device) { check(cudaSetDevice(device), "cudaSetDevice(" + std::to_string(device) + ")"); }
 
+// n values of T in pinned host memory (page-locked, portable to every
+// device), never freed: a result comes back into it by an asynchronous copy
+// and a polled wait, where a synchronous copy would wait the blocking way.
+template <class T>
+T* pinned_host(std::size_t n) {
+  void* p = nullptr;
+  check(cudaHostAlloc(&p, n * sizeof(T), cudaHostAllocPortable), "cudaHostAlloc");
+  return static_cast<T*>(p);
+}
+
 // Device memory that frees itself (the probes' own arrays).
 template <class T>
 class DeviceArray {

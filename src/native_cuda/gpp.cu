@@ -140,11 +140,7 @@ Complex3* partials_on(int device, std::size_t count) {
   return array->data();
 }
 Complex3* pinned_total() {
-  static Complex3* const host = [] {
-    void* p = nullptr;
-    check(cudaHostAlloc(&p, sizeof(Complex3), cudaHostAllocPortable), "cudaHostAlloc");
-    return static_cast<Complex3*>(p);
-  }();
+  static Complex3* const host = native::pinned_host<Complex3>(1);
   return host;
 }
 

@@ -388,11 +388,7 @@ __global__ void __launch_bounds__(reduce_threads)
 // The result comes back by an asynchronous copy into pinned host memory and
 // a polled wait (as stream's dot: a synchronous copy would wait the blocking way).
 Reductions* pinned_result() {
-  static Reductions* const host = [] {
-    void* p = nullptr;
-    check(cudaHostAlloc(&p, sizeof(Reductions), cudaHostAllocPortable), "cudaHostAlloc");
-    return static_cast<Reductions*>(p);
-  }();
+  static Reductions* const host = native::pinned_host<Reductions>(1);
   return host;
 }
 
