@@ -16,6 +16,7 @@
 
 #include "common/usage_error.hpp"
 #include "common/validation.hpp"
+#include "common/workload_facts.hpp"
 
 namespace ompref::gpp {
 
@@ -71,17 +72,9 @@ std::string data_name(Data data) {
 
 }  // namespace
 
-std::vector<std::string> size_names() {
-  std::vector<std::string> names;
-  for (const NamedDeck& n : named_decks) names.push_back(n.size);
-  return names;
-}
+std::vector<std::string> size_names() { return size_names_of(named_decks, &NamedDeck::size); }
 
-Deck deck_for_size(const std::string& size) {
-  for (const NamedDeck& n : named_decks)
-    if (size == n.size) return n.deck;
-  throw UsageError(fmt::format("gpp: unknown size '{}' (accepted: {})", size, fmt::join(size_names(), ", ")));
-}
+Deck deck_for_size(const std::string& size) { return size_row("gpp", named_decks, &NamedDeck::size, size).deck; }
 
 void check_deck(const Deck& d) {
   const long values[] = {d.number_bands, d.nvband, d.ncouls, d.nodes_per_group};
@@ -416,27 +409,18 @@ std::string deck_help() {
                      fmt::join(named, ", "));
 }
 
-class GppWorkload final : public Workload {
+class GppWorkload final : public FactsWorkload {
  public:
-  std::string name() const override { return "gpp"; }
-  int order() const override { return 1; }
-  // flops_per_term x terms / time, terms = number_bands x ngpown x ncouls x 3:
-  // ncouls (and ngpown = ncouls / nodes_per_group, and terms with them) is
-  // the deck's scale, as between the mini-app's test and benchmark decks.
-  // number_bands and nodes_per_group set the deck's shape (the band loop's
-  // length, G'-vectors per node), the FLOP model (flops_per_term) and the
-  // data set count differently: not declared. nvband is unused.
-  Comparability comparability() const override {
-    return {"GFLOP/s",
-            {{"ncouls", ParamEffect::work, ""},
-             {"ngpown", ParamEffect::work, ""},
-             {"terms", ParamEffect::work, ""},
-             {"nvband", ParamEffect::same_work, ""},
-             {"tuned_shape", ParamEffect::same_work, ""}}};
-  }
+  // GFLOP/s, flops_per_term x terms / time, terms = number_bands x ngpown x
+  // ncouls x 3: ncouls (and ngpown = ncouls / nodes_per_group, and terms with
+  // them) is the deck's scale, as between the mini-app's test and benchmark
+  // decks. number_bands and nodes_per_group set the deck's shape (the band
+  // loop's length, G'-vectors per node), the FLOP model (flops_per_term) and
+  // the data set count differently: not declared. nvband is unused.
+  GppWorkload()
+      : FactsWorkload({"gpp", 1, "small", "medium",
+                       {"GFLOP/s", compared_params({"ncouls", "ngpown", "terms"}, {"nvband", "tuned_shape"})}}) {}
   std::vector<std::string> sizes() const override { return size_names(); }
-  std::string default_size() const override { return "small"; }
-  std::string device_size() const override { return "medium"; }
   void add_options(CLI::App& group) override {
     group.add_option("--deck", deck_, deck_help());
     group.add_option("--data", data_, "gpp: uniform (the mini-app's data, closed form) or varied (long-double reference)")

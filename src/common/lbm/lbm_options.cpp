@@ -20,6 +20,7 @@
 #include "common/ranks.hpp"
 #include "common/lbm/lbm_reference_cache.hpp"
 #include "common/usage_error.hpp"
+#include "common/workload_facts.hpp"
 
 namespace ompref::lbm {
 
@@ -226,31 +227,20 @@ std::unique_ptr<LbmInstance> make_instance(const Params& p, const MemoryLimits& 
 
 namespace {
 
-class LbmWorkload final : public Workload {
+// MLUPS, cells x steps / time: every cell does the same work at every step,
+// whatever the phase there, so the drops' radius (which follows the box)
+// does not change it; the case and the physical constants do. The launch
+// shapes: as their table says.
+Comparability lbm_comparability() {
+  Comparability c{"MLUPS", compared_params({"nx", "ny", "nz", "steps", "radius"})};
+  for (const ShapeRow& row : shape_table) c.params.push_back({key_of(row), row.effect, ""});
+  return c;
+}
+
+class LbmWorkload final : public FactsWorkload {
  public:
-  std::string name() const override { return "lbm"; }
-  int order() const override { return 2; }
-  // cells x steps / time: every cell does the same work at every step,
-  // whatever the phase there, so the drops' radius (which follows the box)
-  // does not change it; the case and the physical constants do. The launch
-  // shapes: as their table says.
-  Comparability comparability() const override {
-    Comparability c{"MLUPS",
-                    {{"nx", ParamEffect::work, ""},
-                     {"ny", ParamEffect::work, ""},
-                     {"nz", ParamEffect::work, ""},
-                     {"steps", ParamEffect::work, ""},
-                     {"radius", ParamEffect::work, ""}}};
-    for (const ShapeRow& row : shape_table) c.params.push_back({key_of(row), row.effect, ""});
-    return c;
-  }
-  std::vector<std::string> sizes() const override {
-    std::vector<std::string> out;
-    for (const SizeRow& r : size_table) out.push_back(r.name);
-    return out;
-  }
-  std::string default_size() const override { return "small"; }
-  std::string device_size() const override { return "medium"; }
+  LbmWorkload() : FactsWorkload({"lbm", 2, "small", "medium", lbm_comparability()}) {}
+  std::vector<std::string> sizes() const override { return size_names_of(size_table, &SizeRow::name); }
   void add_options(CLI::App& group) override {
     std::map<std::string, Case> cases;
     std::vector<std::string> names, case_help;

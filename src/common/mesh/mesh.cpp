@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/usage_error.hpp"
+#include "common/workload_facts.hpp"
 
 namespace ompref::mesh {
 
@@ -78,17 +79,9 @@ struct CubeSize {
 constexpr std::array<CubeSize, 5> cube_sizes{
     {{"tiny", 8}, {"small", 32}, {"medium", 96}, {"large", 128}, {"huge", 256}}};
 
-std::vector<std::string> size_names() {
-  std::vector<std::string> names;
-  for (const CubeSize& s : cube_sizes) names.push_back(s.name);
-  return names;
-}
+std::vector<std::string> size_names() { return size_names_of(cube_sizes, &CubeSize::name); }
 
-int cube_for_size(const std::string& size) {
-  for (const CubeSize& s : cube_sizes)
-    if (size == s.name) return s.cells;
-  throw UsageError(fmt::format("mesh: unknown size '{}' (accepted: {})", size, fmt::join(size_names(), ", ")));
-}
+int cube_for_size(const std::string& size) { return size_row("mesh", cube_sizes, &CubeSize::name, size).cells; }
 
 // ntri: the mesh's triangles, or -1 where they are not known yet (they become
 // the boundary faces).
@@ -145,27 +138,21 @@ std::unique_ptr<MeshInstance> make_instance(const MeshOptions& options, const st
 
 namespace {
 
-class MeshWorkload final : public Workload {
+// GB/s, the model's bytes / time, bytes from the counts of vertices and
+// tetrahedra: comparable for the generated cube at another edge count; a
+// mesh file is another problem. renumber reorders the same mesh.
+Comparability mesh_comparability() {
+  Comparability c{"GB/s", compared_params({"vertices", "tetrahedra", "triangles", "ball_entries", "binned_entries",
+                                           "bins"},
+                                          {"renumber"})};
+  c.params.insert(c.params.begin(), {"source", ParamEffect::work, "cube "});
+  return c;
+}
+
+class MeshWorkload final : public FactsWorkload {
  public:
-  std::string name() const override { return "mesh"; }
-  int order() const override { return 3; }
-  // the model's bytes / time, bytes from the counts of vertices and
-  // tetrahedra: comparable for the generated cube at another edge count; a
-  // mesh file is another problem. renumber reorders the same mesh.
-  Comparability comparability() const override {
-    return {"GB/s",
-            {{"source", ParamEffect::work, "cube "},
-             {"vertices", ParamEffect::work, ""},
-             {"tetrahedra", ParamEffect::work, ""},
-             {"triangles", ParamEffect::work, ""},
-             {"ball_entries", ParamEffect::work, ""},
-             {"binned_entries", ParamEffect::work, ""},
-             {"bins", ParamEffect::work, ""},
-             {"renumber", ParamEffect::same_work, ""}}};
-  }
+  MeshWorkload() : FactsWorkload({"mesh", 3, "small", "large", mesh_comparability()}) {}
   std::vector<std::string> sizes() const override { return size_names(); }
-  std::string default_size() const override { return "small"; }
-  std::string device_size() const override { return "large"; }
   void add_options(CLI::App& group) override {
     group.add_option("--cube", options_.cube, "mesh: unit cube of N^3 hexahedra x 6 tetrahedra (overrides --size)")
         ->check(CLI::Range(1, 2048));

@@ -13,6 +13,7 @@
 
 #include "common/usage_error.hpp"
 #include "common/validation.hpp"
+#include "common/workload_facts.hpp"
 
 namespace ompref::stream {
 
@@ -31,18 +32,12 @@ constexpr SizeRow size_table[] = {
     {"large", 28},   // 6 GiB for three arrays: the GPU size
 };
 
-std::vector<std::string> size_names() {
-  std::vector<std::string> out;
-  for (const SizeRow& r : size_table) out.push_back(r.name);
-  return out;
-}
+std::vector<std::string> size_names() { return size_names_of(size_table, &SizeRow::name); }
 
 }  // namespace
 
 std::size_t elements_for_size(const std::string& size) {
-  for (const SizeRow& r : size_table)
-    if (size == r.name) return std::size_t(1) << r.log2_elements;
-  throw UsageError(fmt::format("stream: unknown size '{}' (accepted: {})", size, fmt::join(size_names(), ", ")));
+  return std::size_t(1) << size_row("stream", size_table, &SizeRow::name, size).log2_elements;
 }
 
 const char* precision_name(Precision p) { return p == Precision::single ? "single" : "double"; }
@@ -191,17 +186,11 @@ std::unique_ptr<StreamInstance> make_instance(std::size_t n, const MemoryLimits&
 
 namespace {
 
-class StreamWorkload final : public Workload {
+class StreamWorkload final : public FactsWorkload {
  public:
-  std::string name() const override { return "stream"; }
-  int order() const override { return 0; }
-  // bytes moved / time: the arrays' length scales the bytes.
-  Comparability comparability() const override {
-    return {"GB/s", {{"n", ParamEffect::work, ""}, {"array_bytes", ParamEffect::work, ""}}};
-  }
+  // GB/s, bytes moved / time: the arrays' length scales the bytes.
+  StreamWorkload() : FactsWorkload({"stream", 0, "medium", "large", {"GB/s", compared_params({"n", "array_bytes"})}}) {}
   std::vector<std::string> sizes() const override { return size_names(); }
-  std::string default_size() const override { return "medium"; }
-  std::string device_size() const override { return "large"; }
   void add_options(CLI::App& group) override {
     group.add_option("--n", n_, "stream: elements per array (overrides --size)")
         ->check(CLI::Range(std::size_t(1), std::size_t(1) << 34));
