@@ -88,12 +88,11 @@ DeviceData slab_data(Slab& b) {
 void psi_planes(const SlabInstance& s, Slab& b, int dev, int z_lo, int z_hi) {
   const Coeffs c = s.coeffs;
   const Grid g = b.g;
-  const long stride = g.stride;
   const double* f = b.current();
   const std::uint8_t* solid = b.solid.data();
   double* psi = b.psi.data();
 #pragma omp target teams distribute parallel for collapse(3) firstprivate(c, g) device(dev) \
-    map(alloc : f[0:Q * stride], solid[0:stride], psi[0:stride])
+    map(alloc : f[0:Q * g.stride], solid[0:g.stride], psi[0:g.stride])
   for (int z = z_lo; z < z_hi; ++z)
     for (int y = 0; y < g.ny; ++y)
       for (int x = 0; x < g.nx; ++x) psi_item<long>(c, g, f, solid, psi, x, y, z);
