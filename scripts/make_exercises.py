@@ -197,67 +197,63 @@ EXTENT = ("extent", "stderr", r"explicit extension not allowed",
           "that is present, e.g. `a[0:n]`, not more)")
 ABSENT = ("absent", "stderr", r"required by 'present' map type modifier does not exist",
           "a kernel asks for an array that is not on the device (`present`): map it before the kernel")
+
+
+def mistakes(failure, source=()):
+    """An exercise's mistakes in the order they are tried, each (key, pattern, message): what its source shows,
+    the offload runtime's extent and presence errors, then what its failed validation shows."""
+    return ([(key, "source", pattern, message) for key, pattern, message in source] + [EXTENT, ABSENT]
+            + [(key, "failure", pattern, message) for key, pattern, message in failure])
+
+
+LOST_VERTEX_UPDATES = ("tets that share a vertex add to the same lumped[v] at once and lose updates "
+                       "(`#pragma omp atomic update` on the addition)")
 MISTAKES = {
-    "stream": [
-        EXTENT, ABSENT,
-        ("dot_not_back", "failure", r"^dot = ",
+    "stream": mistakes([
+        ("dot_not_back", r"^dot = ",
          "the dot's sum never came back from the device, or its threads' partial sums were not combined "
          "(`map(tofrom: sum) reduction(+: sum)`)"),
-        ("on_host", "failure", r"^[abc]\[\d+\] = ",
+        ("on_host", r"^[abc]\[\d+\] = ",
          "the loops ran on the host: the device's arrays, which the runner copies back at the end, were never "
          "written (each loop needs `target teams distribute parallel for simd device(dev) map(alloc: ...)`)"),
-    ],
-    "gpp_2_udr": [
-        EXTENT, ABSENT,
-        ("acc_not_back", "failure", r"= 0 \(expected",
+    ]),
+    "gpp_2_udr": mistakes([
+        ("acc_not_back", r"= 0 \(expected",
          "the reduction variable never came back from the device (map it tofrom, or use reduction: "
          "`reduction(c3sum: acc)` maps it both ways unless a `map(to: acc)` says otherwise)"),
-        ("race", "failure", r"^achtemp",
+        ("race", r"^achtemp",
          "the threads add into one `acc` at once and lose updates (combine their partial sums with "
          "`reduction(c3sum: acc)`)"),
-    ],
-    "gpp_3_hoisted": [
-        EXTENT, ABSENT,
-        ("fac_not_written", "failure", r"= nan \(expected",
-         "fac is NaN on the device: the first kernel is missing, or ran on the host and wrote the host's fac "
-         "(it needs `target teams distribute parallel for collapse(2) device(dev)` with fac in its "
-         "`map(alloc: ...)`)"),
-    ],
-    "lbm_fused": [
-        EXTENT, ABSENT,
-        ("not_written", "failure", r"^population \d+ of cell",
-         "the next lattice holds what nobody wrote: the fused kernel's body (fused_item) or its directive is "
-         "missing"),
-    ],
-    "mesh_atomic": [
-        ("critical", "source", r"#pragma omp critical\s*\n\s*lumped\[e\[k\]\] \+= quarter;",
-         "`critical` makes the additions right, one thread at a time in the whole kernel: on a GPU that "
-         "serialises hundreds of thousands of threads (`#pragma omp atomic update` makes only the one addition "
-         "indivisible)"),
-        ("race", "source", r"^(?!#pragma omp atomic).*\n\s*lumped\[e\[k\]\] \+= quarter;",
-         "tets that share a vertex add to the same lumped[v] at once and lose updates "
-         "(`#pragma omp atomic update` on the addition)"),
-        EXTENT, ABSENT,
-        ("race_seen", "failure", r"^lumped_atomic: ",
-         "tets that share a vertex add to the same lumped[v] at once and lose updates "
-         "(`#pragma omp atomic update` on the addition)"),
-    ],
-    "mesh_reduce_blocks": [
-        EXTENT, ABSENT,
-        ("not_sent_back", "failure", r"^reduce: .* (0|nan) \(expected",
+    ]),
+    "gpp_3_hoisted": mistakes([(
+        "fac_not_written", r"= nan \(expected",
+        "fac is NaN on the device: the first kernel is missing, or ran on the host and wrote the host's fac "
+        "(it needs `target teams distribute parallel for collapse(2) device(dev)` with fac in its "
+        "`map(alloc: ...)`)")]),
+    "lbm_fused": mistakes([(
+        "not_written", r"^population \d+ of cell",
+        "the next lattice holds what nobody wrote: the fused kernel's body (fused_item) or its directive is "
+        "missing")]),
+    "mesh_atomic": mistakes(
+        [("race_seen", r"^lumped_atomic: ", LOST_VERTEX_UPDATES)],
+        source=[("critical", r"#pragma omp critical\s*\n\s*lumped\[e\[k\]\] \+= quarter;",
+                 "`critical` makes the additions right, one thread at a time in the whole kernel: on a GPU that "
+                 "serialises hundreds of thousands of threads (`#pragma omp atomic update` makes only the one "
+                 "addition indivisible)"),
+                ("race", r"^(?!#pragma omp atomic).*\n\s*lumped\[e\[k\]\] \+= quarter;", LOST_VERTEX_UPDATES)]),
+    "mesh_reduce_blocks": mistakes([
+        ("not_sent_back", r"^reduce: .* (0|nan) \(expected",
          "the host combined partials that never came back from the device (after the kernel: "
          "`target update device(dev) from(part[0:6 * nb], part_index[0:nb])`)"),
-        ("race", "failure", r"^reduce: ",
+        ("race", r"^reduce: ",
          "a block's threads update the same sums at once and lose updates (the inner `parallel for` needs "
          "`reduction(+: vsum, qsum) reduction(min: vmin) reduction(max: vmax, qmax) reduction(minloc: qmin)`)"),
-    ],
-    "mesh_gather": [
-        EXTENT, ABSENT,
-        ("on_host", "failure", r"^lumped_scatter_gather: ",
-         "the gather ran on the host: it read the host's tmp (the scatter wrote the device's) and wrote the "
-         "host's lumped, which the runner does not copy back (offload it: `target teams distribute parallel for "
-         "device(dev) map(alloc: ...)`)"),
-    ],
+    ]),
+    "mesh_gather": mistakes([(
+        "on_host", r"^lumped_scatter_gather: ",
+        "the gather ran on the host: it read the host's tmp (the scatter wrote the device's) and wrote the "
+        "host's lumped, which the runner does not copy back (offload it: `target teams distribute parallel for "
+        "device(dev) map(alloc: ...)`)")]),
 }
 
 # A hint per exercise: what to think about, not the code (the solution's diff
