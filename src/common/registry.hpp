@@ -63,20 +63,16 @@ Registry& registry();
 // native back end (cudaMalloc + cudaMemcpy before timing, outputs copied back
 // and everything freed after). The kernels find their arrays' device copies
 // with native_cuda/cuda_support.hpp. Runs on the CUDA device of the OpenMP device
-// number (see NativeBackend).
-template <class I>
+// number (see NativeBackend). `data` makes the declaration from the instance,
+// as target_variant's does.
+template <class I, class Data, class = std::enable_if_t<std::is_invocable_r_v<DeviceData, Data, I&>>>
 Variant native_variant(std::string workload, std::string name, std::string sentence,
-                       void (*run)(I&, RunContext&), DeviceData (*data)(I&),
+                       void (*run)(I&, RunContext&), Data data,
                        const char* file = __builtin_FILE()) {
-  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run, file);
-  v.kind = Kind::native;
-  v.enter_data = [data](Instance& instance, RunContext& context) {
-    registry().native()->enter(data(static_cast<I&>(instance)), context.device);
-  };
-  v.exit_data = [data](Instance& instance, RunContext& context) {
-    registry().native()->exit(data(static_cast<I&>(instance)), context.device);
-  };
-  return v;
+  return with_device_data<I>(host_variant(std::move(workload), std::move(name), std::move(sentence), run, file),
+                             Kind::native, data,
+                             [](const DeviceData& d, int device) { registry().native()->enter(d, device); },
+                             [](const DeviceData& d, int device) { registry().native()->exit(d, device); });
 }
 
 // A static object of this type registers at program start.

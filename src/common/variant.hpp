@@ -127,6 +127,21 @@ Variant host_variant(std::string workload, std::string name, std::string sentenc
   return v;
 }
 
+// Variant v, now of `kind`, with device data: `data` makes the declaration
+// from the instance, enter(declaration, device) puts it on the device before
+// timing and exit(declaration, device) takes it off after.
+template <class I, class Data, class Enter, class Exit>
+Variant with_device_data(Variant v, Kind kind, Data data, Enter enter, Exit exit) {
+  v.kind = kind;
+  v.enter_data = [data, enter](Instance& instance, RunContext& context) {
+    enter(data(static_cast<I&>(instance)), context.device);
+  };
+  v.exit_data = [data, exit](Instance& instance, RunContext& context) {
+    exit(data(static_cast<I&>(instance)), context.device);
+  };
+  return v;
+}
+
 // A target variant whose device data is one declaration beside the kernel
 // (common/device_data.hpp): the runner enters it before timing, exits after.
 // `data` makes the declaration from the instance (a function, or a callable
@@ -135,15 +150,9 @@ template <class I, class Data, class = std::enable_if_t<std::is_invocable_r_v<De
 Variant target_variant(std::string workload, std::string name, std::string sentence,
                        void (*run)(I&, RunContext&), Data data,
                        const char* file = __builtin_FILE()) {
-  Variant v = host_variant(std::move(workload), std::move(name), std::move(sentence), run, file);
-  v.kind = Kind::target;
-  v.enter_data = [data](Instance& instance, RunContext& context) {
-    data(static_cast<I&>(instance)).enter(context.device);
-  };
-  v.exit_data = [data](Instance& instance, RunContext& context) {
-    data(static_cast<I&>(instance)).exit(context.device);
-  };
-  return v;
+  return with_device_data<I>(host_variant(std::move(workload), std::move(name), std::move(sentence), run, file),
+                             Kind::target, data, [](const DeviceData& d, int device) { d.enter(device); },
+                             [](const DeviceData& d, int device) { d.exit(device); });
 }
 
 }  // namespace ompref

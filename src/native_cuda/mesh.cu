@@ -22,6 +22,7 @@
 
 #include "common/mesh/mesh.hpp"
 #include "common/mesh/mesh_element.hpp"
+#include "common/mesh/mesh_variant.hpp"
 #include "common/registry.hpp"
 #include "native_cuda/cuda_support.hpp"
 #include "common/mesh/mesh_data.hpp"
@@ -411,44 +412,37 @@ void native_reduce(MeshInstance& m, RunContext& ctx) {
 
 // ---------------------------------------------------------------- registrations
 
-const Registration native_direct_registration{native_variant(
-    "mesh", "native_direct", "direct as plain CUDA: one coordinate per thread, the twin of target_direct",
-    native_direct, +[](MeshInstance& m) { return kernel_data(m, "direct"); })
-    .for_kernel("direct")};
-const Registration native_downward_registration{native_variant(
-    "mesh", "native_downward",
-    "downward as plain CUDA: one tet per thread, its 4 vertex numbers in one 16-byte load, coordinates via __ldg",
-    native_downward, +[](MeshInstance& m) { return kernel_data(m, "downward"); })
-    .for_kernel("downward")};
-const Registration native_transverse_registration{native_variant(
-    "mesh", "native_transverse", "transverse as plain CUDA: one tet per thread, its 4 neighbours in one 16-byte load",
-    native_transverse, +[](MeshInstance& m) { return kernel_data(m, "transverse"); })
-    .for_kernel("transverse")};
-const Registration native_upward_csr_registration{native_variant(
-    "mesh", "native_upward_csr",
-    "upward over CSR balls as plain CUDA: one vertex per thread, the twin of target_ball_csr",
-    native_upward_csr, +[](MeshInstance& m) { return kernel_data(m, "upward_csr"); })
-    .for_kernel("upward_csr")};
-const Registration native_upward_binned_registration{native_variant(
-    "mesh", "native_upward_binned",
-    "upward over degree-binned balls as plain CUDA: one bin row per thread, the twin of target_ball_binned",
-    native_upward_binned, +[](MeshInstance& m) { return kernel_data(m, "upward_binned"); })
-    .for_kernel("upward_binned")};
-const Registration native_lumped_atomic_registration{native_variant(
-    "mesh", "native_lumped_atomic", "lumped volumes as plain CUDA: cudaMemsetAsync, then one tet per thread, atomicAdd",
-    native_lumped_atomic, +[](MeshInstance& m) { return kernel_data(m, "lumped_atomic"); })
-    .for_kernel("lumped_atomic")};
-const Registration native_lumped_scatter_gather_registration{native_variant(
-    "mesh", "native_lumped_scatter_gather",
-    "lumped volumes as plain CUDA: a scatter launch (one tet per thread), then a gather launch (one vertex per thread)",
-    native_lumped_scatter_gather, +[](MeshInstance& m) { return kernel_data(m, "lumped_scatter_gather"); })
-    .for_kernel("lumped_scatter_gather")};
-const Registration native_reduce_registration{native_variant(
-    "mesh", "native_reduce",
-    "reductions as plain CUDA: warp shuffles per block, the last block combines the partials, one launch; the twin "
-    "of target_reduce and target_reduce_blocks",
-    native_reduce, +[](MeshInstance& m) { return kernel_data(m, "reduce"); })
-    .for_kernel("reduce")};
+const Registration registrations[] = {
+    Registration{native_variant("mesh", "native_direct",
+                                "direct as plain CUDA: one coordinate per thread, the twin of target_direct",
+                                native_direct, "direct")},
+    Registration{native_variant("mesh", "native_downward",
+                                "downward as plain CUDA: one tet per thread, its 4 vertex numbers in one 16-byte "
+                                "load, coordinates via __ldg",
+                                native_downward, "downward")},
+    Registration{native_variant("mesh", "native_transverse",
+                                "transverse as plain CUDA: one tet per thread, its 4 neighbours in one 16-byte load",
+                                native_transverse, "transverse")},
+    Registration{native_variant("mesh", "native_upward_csr",
+                                "upward over CSR balls as plain CUDA: one vertex per thread, the twin of "
+                                "target_ball_csr",
+                                native_upward_csr, "upward_csr")},
+    Registration{native_variant("mesh", "native_upward_binned",
+                                "upward over degree-binned balls as plain CUDA: one bin row per thread, the twin of "
+                                "target_ball_binned",
+                                native_upward_binned, "upward_binned")},
+    Registration{native_variant("mesh", "native_lumped_atomic",
+                                "lumped volumes as plain CUDA: cudaMemsetAsync, then one tet per thread, atomicAdd",
+                                native_lumped_atomic, "lumped_atomic")},
+    Registration{native_variant("mesh", "native_lumped_scatter_gather",
+                                "lumped volumes as plain CUDA: a scatter launch (one tet per thread), then a gather "
+                                "launch (one vertex per thread)",
+                                native_lumped_scatter_gather, "lumped_scatter_gather")},
+    Registration{native_variant("mesh", "native_reduce",
+                                "reductions as plain CUDA: warp shuffles per block, the last block combines the "
+                                "partials, one launch; the twin of target_reduce and target_reduce_blocks",
+                                native_reduce, "reduce")},
+};
 
 }  // namespace
 }  // namespace ompref::mesh
