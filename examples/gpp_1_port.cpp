@@ -29,11 +29,8 @@ int main(int argc, char** argv) {
   // No device under OMP_TARGET_OFFLOAD=MANDATORY: one line, before any target construct.
   if (example::mandatory_without_device(argv[0])) return 2;
   const example::GppInputs in(nk, nb, ng);
-  const Complex* a = in.a.data();
-  const Complex* eps = in.eps.data();
-  const Complex* wt = in.wt.data();
-  const double* e = in.e.data();
-  const double* v = in.v.data();
+  const Complex *a = in.a.data(), *eps = in.eps.data(), *wt = in.wt.data();
+  const double *e = in.e.data(), *v = in.v.data();
 
   double re0 = 0, im0 = 0, re1 = 0, im1 = 0, re2 = 0, im2 = 0;
   int on_host = 1;

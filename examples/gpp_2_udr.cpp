@@ -39,11 +39,8 @@ int main(int argc, char** argv) {
   // No device under OMP_TARGET_OFFLOAD=MANDATORY: one line, before any target construct.
   if (example::mandatory_without_device(argv[0])) return 2;
   const example::GppInputs in(nk, nb, ng);
-  const Complex* a = in.a.data();
-  const Complex* eps = in.eps.data();
-  const Complex* wt = in.wt.data();
-  const double* e = in.e.data();
-  const double* v = in.v.data();
+  const Complex *a = in.a.data(), *eps = in.eps.data(), *wt = in.wt.data();
+  const double *e = in.e.data(), *v = in.v.data();
 
   Complex3 acc = {};
   int on_host = 1;
