@@ -36,8 +36,9 @@ void enter_array(char* p, std::int64_t n, bool scratch, int device) {
   }
 }
 
-// One array off the device: copied home where it is an output, released otherwise.
-void exit_array(char* p, std::int64_t n, bool out, int device) {
+// One array off the device: copied home where it is an output, released
+// otherwise. (A build without offload drops the directives: hence [[maybe_unused]].)
+void exit_array([[maybe_unused]] char* p, [[maybe_unused]] std::int64_t n, bool out, [[maybe_unused]] int device) {
   if (out) {
 #pragma omp target exit data device(device) map(from : p[0:n])
   } else {
