@@ -308,13 +308,9 @@ Check SlabInstance::validate(int repetitions, const std::string&) const {
   const double tol = population_tolerance(total);
   Validation v(fmt::format("host reference run of each rank's slab, its halo exchanged by MPI ({} steps, {} ranks)",
                            total, ranks));
-  std::vector<WorstPopulation> planes(std::size_t(g.nz));
-  const std::uint8_t* sol = solid.data();
   long double mass = 0;
-  validated_ = observe(got, mass, [&](int z, long k0, int len) {
-    compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
-  });
-  const WorstPopulation w = worst_of(planes);
+  const WorstPopulation w = worst_in_pass(got, want, stride, solid.data(), g.nz,
+                                          [&](const BlockVisit& visit) { validated_ = observe(got, mass, visit); });
   // The worst over the ranks; its rank says where.
   struct {
     double error;

@@ -179,6 +179,12 @@ void compare_block(const double* got, const double* want, long stride, const std
 // The planes' worst, planes in z order: the largest error, the lowest cell
 // among equal ones, so that the report does not depend on the threads.
 WorstPopulation worst_of(const std::vector<WorstPopulation>& planes);
+// The worst population of `got` against `want` over a state's `nz` planes,
+// compared block by block in the one pass `pass` makes over `got` with the
+// visit it is given (an instance's observe(), which gathers the observables
+// and the mass in the same pass).
+WorstPopulation worst_in_pass(const double* got, const double* want, long stride, const std::uint8_t* solid, int nz,
+                              const std::function<void(const BlockVisit&)>& pass);
 // A lattice of `n` doubles copied in parallel (first touch by the threads
 // that read it later).
 void copy_state(const double* from, double* to, long n);

@@ -48,6 +48,13 @@ void compare_block(const double* got, const double* want, long stride, const std
   }
 }
 
+WorstPopulation worst_in_pass(const double* got, const double* want, long stride, const std::uint8_t* solid, int nz,
+                              const std::function<void(const BlockVisit&)>& pass) {
+  std::vector<WorstPopulation> planes(static_cast<std::size_t>(nz));
+  pass([&](int z, long k0, int len) { compare_block(got, want, stride, solid, k0, len, planes[std::size_t(z)]); });
+  return worst_of(planes);
+}
+
 WorstPopulation worst_of(const std::vector<WorstPopulation>& planes) {
   WorstPopulation worst;
   for (const WorstPopulation& mine : planes)
@@ -133,13 +140,9 @@ Check LbmInstance::compare_with_reference(long total) const {
   Validation v(fmt::format("host reference run ({} steps, host_basic's arithmetic order)", total));
   // One pass over the state: the comparison, the mass (mass_of's sum) and
   // the observables, kept for observables().
-  std::vector<WorstPopulation> planes(std::size_t(grid.nz));
-  const std::uint8_t* sol = solid.data();
   long double mass = 0;
-  validated_ = observe(got, mass, [&](int z, long k0, int len) {
-    compare_block(got, want, stride, sol, k0, len, planes[std::size_t(z)]);
-  });
-  const WorstPopulation w = worst_of(planes);
+  const WorstPopulation w = worst_in_pass(got, want, stride, solid.data(), grid.nz,
+                                          [&](const BlockVisit& visit) { validated_ = observe(got, mass, visit); });
   v.note(w.error, tol, [&] {
     const long k = w.k;
     if (k < 0) return std::string("no fluid cell");
